@@ -1,0 +1,121 @@
+/* pathwave: a physically based path tracer with CPU and CUDA backends.
+ *
+ * The whole public API. Every function returns a pw_status (PW_OK on
+ * success); on failure pw_last_error() gives a one-line message naming what
+ * was wrong. Handles are opaque; all strings are UTF-8, all images linear
+ * RGB float, row 0 at the top. */
+#ifndef PATHWAVE_H
+#define PATHWAVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pw_status {
+    PW_OK = 0,
+    PW_ERR_INVALID_ARGUMENT, /* a setting or parameter out of range */
+    PW_ERR_NOT_FOUND,        /* unknown scene name, missing file */
+    PW_ERR_IO,               /* a file could not be read or written */
+    PW_ERR_FORMAT,           /* a file is malformed */
+    PW_ERR_OUT_OF_MEMORY,
+    PW_ERR_NO_DEVICE,        /* the requested backend is not available here */
+    PW_ERR_INTERRUPTED       /* pw_renderer_cancel() stopped the work */
+} pw_status;
+
+/* The message of the last failure on this thread. */
+const char *pw_last_error(void);
+const char *pw_version(void);
+
+/* ---- scenes ---- */
+typedef struct pw_scene pw_scene;
+
+int pw_builtin_scene_count(void);
+const char *pw_builtin_scene_name(int index);
+const char *pw_builtin_scene_description(int index);
+pw_status pw_scene_builtin(const char *name, pw_scene **out);
+/* A triangle mesh file (OBJ, PLY, glTF, ...) read through assimp, with its
+ * materials, framed by an automatic camera and lit by a white sky. */
+pw_status pw_scene_load(const char *path, pw_scene **out);
+void pw_scene_free(pw_scene *scene);
+
+typedef struct pw_scene_info {
+    const char *name;
+    uint32_t spheres, triangles, materials, lights;
+    uint32_t bvh_nodes;       /* 0 until the first render prepares the scene */
+    double bvh_build_ms;
+} pw_scene_info;
+void pw_scene_get_info(const pw_scene *scene, pw_scene_info *info);
+
+/* ---- rendering ---- */
+typedef enum pw_backend {
+    PW_BACKEND_AUTO = 0, /* the GPU when one is usable, else the CPU */
+    PW_BACKEND_CPU,
+    PW_BACKEND_COUNT
+} pw_backend;
+
+const char *pw_backend_name(pw_backend backend);
+/* Parses "auto", "cpu", ...; returns PW_ERR_INVALID_ARGUMENT otherwise. */
+pw_status pw_backend_from_name(const char *name, pw_backend *out);
+
+typedef enum pw_light_mode {
+    PW_LIGHT_MODE_SCENE = -1, /* whatever the scene asks for */
+    PW_LIGHT_MODE_MIS = 0,    /* one power-proportional light sample per hit, MIS with the BSDF */
+    PW_LIGHT_MODE_TOY = 1,    /* the 46-sphere toy tracer's estimator (sphere lights only) */
+    PW_LIGHT_MODE_NONE = 2    /* no light sampling: emission counted when a path hits it */
+} pw_light_mode;
+
+typedef struct pw_settings {
+    int width, height;
+    int spp;         /* samples per pixel the CLI renders in all */
+    int max_depth;   /* bounces */
+    int rr_depth;    /* Russian roulette from this bounce on */
+    uint32_t seed;
+    int threads;     /* CPU threads; 0 = all cores */
+    pw_backend backend;
+    pw_light_mode light_mode;
+} pw_settings;
+
+/* The scene's own defaults (resolution, spp, depth, light mode). */
+void pw_settings_default(const pw_scene *scene, pw_settings *settings);
+
+typedef struct pw_renderer pw_renderer;
+
+pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_renderer **out);
+void pw_renderer_free(pw_renderer *r);
+/* Adds spp samples to every pixel. Safe to call repeatedly (progressive). */
+pw_status pw_renderer_render(pw_renderer *r, int spp);
+/* Asks a running pw_renderer_render to stop soon; async-signal-safe. Pixels
+ * keep what they accumulated; the image stays correct (per-pixel counts). */
+void pw_renderer_cancel(pw_renderer *r);
+pw_backend pw_renderer_backend(const pw_renderer *r);
+
+typedef struct pw_render_stats {
+    uint64_t camera_rays, bounce_rays, shadow_rays;
+    uint64_t samples;       /* pixel samples traced */
+    double render_seconds;  /* wall time inside pw_renderer_render */
+} pw_render_stats;
+void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
+
+/* Mean linear radiance per pixel into rgb (3 * width * height floats). */
+pw_status pw_renderer_image(const pw_renderer *r, float *rgb);
+void pw_renderer_size(const pw_renderer *r, int *width, int *height);
+
+/* ---- images ---- */
+typedef enum pw_tonemap { PW_TONEMAP_CLAMP = 0, PW_TONEMAP_ACES, PW_TONEMAP_REINHARD } pw_tonemap;
+pw_status pw_tonemap_from_name(const char *name, pw_tonemap *out);
+
+/* Writes linear RGB to path; the format follows the extension: .png
+ * (exposure, tonemap, sRGB, 8 bit), .exr (linear float), .pfm (linear). */
+pw_status pw_image_write(const char *path, const float *rgb, int width, int height, float exposure, pw_tonemap tm);
+/* Reads .exr, .hdr, .pfm or an 8-bit image (sRGB decoded) into linear RGB;
+ * free the result with pw_free. */
+pw_status pw_image_read(const char *path, float **rgb, int *width, int *height);
+void pw_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,91 @@
+/* Stack-based BVH traversal, nearest child first, shared by every backend. */
+#ifndef PW_BVH_TRAVERSE_H
+#define PW_BVH_TRAVERSE_H
+
+#include "geom/intersect.h"
+#include "scene/scene_view.h"
+
+#define PW_BVH_STACK 64
+
+/* Tests primitive id against the ray; on a hit closer than *tmax updates
+ * *tmax and the hit record. */
+PW_HD int pw_intersect_prim(const pw_scene_view *s, uint32_t prim, pw_vec3 o, pw_vec3 d, const pw_ray_shear *sh,
+                            float tmin, float *tmax, pw_hit *hit)
+{
+    if (prim < s->n_spheres) {
+        pw_sphere sp = s->spheres[prim];
+        float t = pw_intersect_sphere(o, d, sp.c, sp.r, tmin, *tmax);
+        if (t < 0.0f)
+            return 0;
+        *tmax = t;
+        hit->t = t;
+        hit->prim = prim;
+        hit->u = hit->v = 0.0f;
+        return 1;
+    }
+    uint32_t tri = prim - s->n_spheres;
+    const uint32_t *ix = s->tri_idx + 3 * tri;
+    float t, u, v;
+    if (!pw_intersect_triangle(o, sh, s->pos[ix[0]], s->pos[ix[1]], s->pos[ix[2]], tmin, *tmax, &t, &u, &v))
+        return 0;
+    *tmax = t;
+    hit->t = t;
+    hit->prim = prim;
+    hit->u = u;
+    hit->v = v;
+    return 1;
+}
+
+/* Closest hit in (tmin, tmax); returns 1 and fills *hit on a hit. With
+ * any_hit set it returns at the first hit found (shadow rays). */
+PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+{
+    uint32_t stack[PW_BVH_STACK];
+    int sp = 0;
+    pw_vec3 inv_d = pw_safe_inverse(r.d);
+    pw_ray_shear sh = pw_ray_shear_make(r.d);
+    const pw_bvh_node *nodes = s->nodes;
+    int found = 0;
+    hit->prim = PW_NO_HIT;
+    hit->t = tmax;
+    hit->u = hit->v = 0.0f;
+    if (!nodes || pw_intersect_box(r.o, inv_d, nodes[0].bmin, nodes[0].bmax, tmin, tmax) == PW_INF)
+        return 0;
+    uint32_t ni = 0;
+    for (;;) {
+        const pw_bvh_node *n = &nodes[ni];
+        if (n->count > 0) {
+            for (uint32_t i = n->first; i < n->first + n->count; i++) {
+                if (pw_intersect_prim(s, s->prim_ref[i], r.o, r.d, &sh, tmin, &tmax, hit)) {
+                    found = 1;
+                    if (any_hit)
+                        return 1;
+                }
+            }
+        } else {
+            uint32_t l = n->first, rr = n->first + 1;
+            float tl = pw_intersect_box(r.o, inv_d, nodes[l].bmin, nodes[l].bmax, tmin, tmax);
+            float tr = pw_intersect_box(r.o, inv_d, nodes[rr].bmin, nodes[rr].bmax, tmin, tmax);
+            if (tl != PW_INF && tr != PW_INF) {
+                uint32_t nearer = tl <= tr ? l : rr, farther = tl <= tr ? rr : l;
+                stack[sp++] = farther;
+                ni = nearer;
+                continue;
+            }
+            if (tl != PW_INF) {
+                ni = l;
+                continue;
+            }
+            if (tr != PW_INF) {
+                ni = rr;
+                continue;
+            }
+        }
+        if (sp == 0)
+            break;
+        ni = stack[--sp];
+    }
+    return found;
+}
+
+#endif

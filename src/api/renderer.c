@@ -1,0 +1,139 @@
+/* The public renderer: checks settings, prepares the scene and hands each
+ * call to the chosen backend. */
+#include "api/renderer.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+
+static const char *const backend_names[PW_BACKEND_COUNT] = {"auto", "cpu"};
+
+const char *pw_backend_name(pw_backend b) { return b >= 0 && b < PW_BACKEND_COUNT ? backend_names[b] : "unknown"; }
+
+pw_status pw_backend_from_name(const char *name, pw_backend *out)
+{
+    for (int i = 0; i < PW_BACKEND_COUNT; i++)
+        if (strcmp(name, backend_names[i]) == 0) {
+            *out = (pw_backend)i;
+            return PW_OK;
+        }
+    return pw_fail(PW_ERR_INVALID_ARGUMENT, "unknown backend '%s' (this build has: auto, cpu)", name);
+}
+
+double pw_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Image sizes up to 32768 on a side and 2^28 pixels: beyond that the
+ * accumulation buffers alone need many GiB. */
+#define MAX_SIDE 32768
+#define MAX_PIXELS (1u << 28)
+
+static pw_status check_settings(const pw_scene *scene, const pw_settings *s)
+{
+    if (s->width < 1 || s->height < 1 || s->width > MAX_SIDE || s->height > MAX_SIDE ||
+        (uint64_t)s->width * (uint64_t)s->height > MAX_PIXELS)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "image size %dx%d is out of range (1..%d per side, at most %u pixels)",
+                       s->width, s->height, MAX_SIDE, MAX_PIXELS);
+    if (s->max_depth < 0 || s->max_depth > 1024)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "max depth %d is out of range (0..1024)", s->max_depth);
+    if (s->threads < 0 || s->threads > 1024)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "thread count %d is out of range (0..1024)", s->threads);
+    if (s->light_mode == PW_LIGHT_MODE_TOY) {
+        uint32_t n_sphere_lights = 0;
+        for (uint32_t i = 0; i < scene->lights.count; i++) {
+            if (scene->lights.lights[i].type != PW_LIGHT_SPHERE)
+                return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: toy light mode samples sphere lights only, "
+                               "but the scene has emissive triangles", scene->name);
+            n_sphere_lights++;
+        }
+        if (n_sphere_lights > 8)
+            return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: toy light mode handles at most 8 emissive spheres, "
+                           "the scene has %u", scene->name, n_sphere_lights);
+    }
+    return PW_OK;
+}
+
+pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_renderer **out)
+{
+    *out = NULL;
+    pw_settings s = *settings;
+    if (s.light_mode == PW_LIGHT_MODE_SCENE)
+        s.light_mode = scene->defaults.light_mode;
+    pw_status st = pw_scene_prepare(scene, s.threads);
+    if (st != PW_OK)
+        return st;
+    if ((st = check_settings(scene, &s)) != PW_OK)
+        return st;
+    if (s.backend == PW_BACKEND_AUTO)
+        s.backend = PW_BACKEND_CPU;
+    pw_renderer *r = calloc(1, sizeof *r);
+    size_t npix = (size_t)s.width * (size_t)s.height;
+    if (r) {
+        r->sum = calloc(3 * npix, sizeof *r->sum);
+        r->count = calloc(npix, sizeof *r->count);
+    }
+    if (!r || !r->sum || !r->count) {
+        pw_renderer_free(r);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory for a %dx%d image", s.width, s.height);
+    }
+    r->scene = scene;
+    r->settings = s;
+    r->backend = s.backend;
+    r->params.width = (uint32_t)s.width;
+    r->params.height = (uint32_t)s.height;
+    r->params.max_depth = (uint32_t)s.max_depth;
+    r->params.rr_depth = s.rr_depth < 1 ? 1u : (uint32_t)s.rr_depth;
+    r->params.seed = s.seed;
+    r->params.light_mode = (uint32_t)s.light_mode;
+    r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
+    *out = r;
+    return PW_OK;
+}
+
+void pw_renderer_free(pw_renderer *r)
+{
+    if (!r)
+        return;
+    free(r->sum);
+    free(r->count);
+    free(r);
+}
+
+pw_status pw_renderer_render(pw_renderer *r, int spp)
+{
+    if (spp < 1 || spp > (1 << 24))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "samples per pixel %d is out of range (1..%d)", spp, 1 << 24);
+    double t0 = pw_now_seconds();
+    pw_status st = pw_cpu_render(r, spp);
+    r->stats.render_seconds += pw_now_seconds() - t0;
+    return st;
+}
+
+void pw_renderer_cancel(pw_renderer *r) { r->cancel = 1; }
+
+pw_backend pw_renderer_backend(const pw_renderer *r) { return r->backend; }
+
+void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats) { *stats = r->stats; }
+
+void pw_renderer_size(const pw_renderer *r, int *w, int *h)
+{
+    *w = r->settings.width;
+    *h = r->settings.height;
+}
+
+pw_status pw_renderer_image(const pw_renderer *r, float *rgb)
+{
+    size_t npix = (size_t)r->settings.width * (size_t)r->settings.height;
+    for (size_t i = 0; i < npix; i++) {
+        float inv = r->count[i] ? 1.0f / (float)r->count[i] : 0.0f;
+        for (int c = 0; c < 3; c++)
+            rgb[3 * i + c] = r->sum[3 * i + c] * inv;
+    }
+    return PW_OK;
+}

@@ -1,0 +1,159 @@
+#include "cli/options.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_int(const char *opt, const char *v, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long x = v ? strtol(v, &end, 10) : 0;
+    if (!v || *v == '\0' || *end != '\0' || errno || x < lo || x > hi) {
+        fprintf(stderr, "pathwave: %s needs an integer in %ld..%ld, got '%s'\n", opt, lo, hi, v ? v : "");
+        return 0;
+    }
+    *out = (int)x;
+    return 1;
+}
+
+static int parse_float(const char *opt, const char *v, float lo, float hi, float *out)
+{
+    char *end;
+    errno = 0;
+    float x = v ? strtof(v, &end) : 0.0f;
+    if (!v || *v == '\0' || *end != '\0' || errno || !isfinite(x) || x < lo || x > hi) {
+        fprintf(stderr, "pathwave: %s needs a number in %g..%g, got '%s'\n", opt, lo, hi, v ? v : "");
+        return 0;
+    }
+    *out = x;
+    return 1;
+}
+
+static int parse_light_mode(const char *v, pw_light_mode *out)
+{
+    if (v && strcmp(v, "mis") == 0)
+        *out = PW_LIGHT_MODE_MIS;
+    else if (v && strcmp(v, "toy") == 0)
+        *out = PW_LIGHT_MODE_TOY;
+    else if (v && strcmp(v, "none") == 0)
+        *out = PW_LIGHT_MODE_NONE;
+    else {
+        fprintf(stderr, "pathwave: --light-mode needs mis, toy or none, got '%s'\n", v ? v : "");
+        return 0;
+    }
+    return 1;
+}
+
+int cli_parse(int argc, char **argv, int first, const char *command, cli_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = PW_BACKEND_AUTO;
+    o->light_mode = PW_LIGHT_MODE_SCENE;
+    o->exposure = 1.0f;
+    o->frames = 5;
+    static const char *const valued[] = {"-o", "--output", "--exr", "--spp", "--width", "--height", "--max-depth",
+                                         "--seed", "--threads", "--frames", "--spp-per-frame", "--backend",
+                                         "--light-mode", "--tonemap", "--exposure"};
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        int takes_value = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+            takes_value |= strcmp(a, valued[k]) == 0;
+        const char *v = takes_value ? argv[i + 1] : NULL;
+        if (takes_value && !v) {
+            fprintf(stderr, "pathwave %s: option '%s' needs a value\n", command, a);
+            return 0;
+        }
+        int ok = 1;
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
+            o->output = v;
+        else if (strcmp(a, "--exr") == 0)
+            o->exr = v;
+        else if (strcmp(a, "--spp") == 0)
+            ok = parse_int(a, v, 1, 1 << 24, &o->spp), o->set_spp = 1;
+        else if (strcmp(a, "--width") == 0)
+            ok = parse_int(a, v, 1, 32768, &o->width), o->set_width = 1;
+        else if (strcmp(a, "--height") == 0)
+            ok = parse_int(a, v, 1, 32768, &o->height), o->set_height = 1;
+        else if (strcmp(a, "--max-depth") == 0)
+            ok = parse_int(a, v, 0, 1024, &o->max_depth), o->set_depth = 1;
+        else if (strcmp(a, "--seed") == 0) {
+            int s = 0;
+            ok = parse_int(a, v, 0, INT_MAX, &s), o->seed = (uint32_t)s, o->set_seed = 1;
+        } else if (strcmp(a, "--threads") == 0)
+            ok = parse_int(a, v, 0, 1024, &o->threads);
+        else if (strcmp(a, "--frames") == 0)
+            ok = parse_int(a, v, 1, 1000, &o->frames);
+        else if (strcmp(a, "--spp-per-frame") == 0)
+            ok = parse_int(a, v, 1, 1 << 16, &o->spp_per_frame);
+        else if (strcmp(a, "--backend") == 0) {
+            if (!(ok = pw_backend_from_name(v, &o->backend) == PW_OK))
+                fprintf(stderr, "pathwave: %s\n", pw_last_error());
+        } else if (strcmp(a, "--light-mode") == 0)
+            ok = parse_light_mode(v, &o->light_mode), o->set_light_mode = 1;
+        else if (strcmp(a, "--tonemap") == 0) {
+            if (!(ok = pw_tonemap_from_name(v, &o->tonemap) == PW_OK))
+                fprintf(stderr, "pathwave: %s\n", pw_last_error());
+        } else if (strcmp(a, "--exposure") == 0)
+            ok = parse_float(a, v, 0.0f, 1e6f, &o->exposure);
+        else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+            o->quiet = 1;
+        else if (strcmp(a, "--json") == 0 && strcmp(command, "bench") == 0)
+            o->json = 1;
+        else if (strcmp(a, "--stats") == 0)
+            o->stats = 1;
+        else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "pathwave %s: unknown option '%s' (see 'pathwave %s --help')\n", command, a, command);
+            return 0;
+        } else if (!o->scene)
+            o->scene = a;
+        else {
+            fprintf(stderr, "pathwave %s: unexpected argument '%s'\n", command, a);
+            return 0;
+        }
+        if (!ok)
+            return 0;
+        i += takes_value;
+    }
+    return 1;
+}
+
+static int is_builtin(const char *name)
+{
+    for (int i = 0; i < pw_builtin_scene_count(); i++)
+        if (strcmp(name, pw_builtin_scene_name(i)) == 0)
+            return 1;
+    return 0;
+}
+
+int cli_load_scene(const cli_options *o, pw_scene **scene, pw_settings *s)
+{
+    const char *name = o->scene ? o->scene : "cornell";
+    /* Anything with a dot or a slash is a file; everything else a built-in. */
+    int file = !is_builtin(name) && (strchr(name, '.') || strchr(name, '/'));
+    pw_status st = file ? pw_scene_load(name, scene) : pw_scene_builtin(name, scene);
+    if (st != PW_OK) {
+        fprintf(stderr, "pathwave: %s\n", pw_last_error());
+        return 0;
+    }
+    pw_settings_default(*scene, s);
+    if (o->set_width)
+        s->width = o->width;
+    if (o->set_height)
+        s->height = o->height;
+    if (o->set_spp)
+        s->spp = o->spp;
+    if (o->set_depth)
+        s->max_depth = o->max_depth;
+    if (o->set_seed)
+        s->seed = o->seed;
+    if (o->set_light_mode)
+        s->light_mode = o->light_mode;
+    s->threads = o->threads;
+    s->backend = o->backend;
+    return 1;
+}

@@ -1,0 +1,34 @@
+/* Command-line parsing shared by the pathwave commands. */
+#ifndef PW_CLI_OPTIONS_H
+#define PW_CLI_OPTIONS_H
+
+#include "pathwave.h"
+
+#define EXIT_USAGE 2
+#define EXIT_INTERRUPTED 130
+
+typedef struct cli_options {
+    const char *scene;
+    const char *output;
+    const char *exr;
+    pw_settings settings;
+    int set_width, set_height, set_spp, set_depth, set_seed, set_light_mode;
+    int width, height, spp, max_depth, threads, frames, spp_per_frame;
+    uint32_t seed;
+    pw_backend backend;
+    pw_light_mode light_mode;
+    pw_tonemap tonemap;
+    float exposure;
+    int quiet, json, stats;
+} cli_options;
+
+/* Parses argv[first..] for the given command; prints a one-line error and
+ * returns 0 on bad input. */
+int cli_parse(int argc, char **argv, int first, const char *command, cli_options *o);
+/* Loads the scene (built-in name or file) and applies the options to its defaults. */
+int cli_load_scene(const cli_options *o, pw_scene **scene, pw_settings *settings);
+
+int cmd_render(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

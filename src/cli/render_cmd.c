@@ -1,0 +1,150 @@
+/* pathwave render: progressive rendering with a progress bar; Ctrl-C stops
+ * between samples and the image so far is still written. */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli/options.h"
+
+static pw_renderer *volatile active;
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+    if (active)
+        pw_renderer_cancel(active);
+}
+
+/* Fails early, before a long render, when the output cannot be written. */
+static int check_writable(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return 0;
+    const char *dir = dirname(copy);
+    int ok = access(path, F_OK) == 0 ? access(path, W_OK) == 0 : access(dir, W_OK) == 0;
+    if (!ok)
+        fprintf(stderr, "pathwave: %s: cannot write output (%s)\n", path, strerror(errno));
+    free(copy);
+    return ok;
+}
+
+static int check_extension(const char *path, int png_ok)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && (strcasecmp(dot, ".exr") == 0 || strcasecmp(dot, ".pfm") == 0 || (png_ok && strcasecmp(dot, ".png") == 0)))
+        return 1;
+    fprintf(stderr, "pathwave: %s: unknown image format (use %s.exr or .pfm)\n", path, png_ok ? ".png, " : "");
+    return 0;
+}
+
+static void progress(int done, int total, double elapsed, double mrays)
+{
+    const int width = 30;
+    int fill = total ? done * width / total : width;
+    double eta = done ? elapsed * (total - done) / done : 0.0;
+    fprintf(stderr, "\r[");
+    for (int i = 0; i < width; i++)
+        fputc(i < fill ? '=' : ' ', stderr);
+    fprintf(stderr, "] %d/%d spp  %.1fs  ETA %.1fs  %.1f Mray/s ", done, total, elapsed, eta, mrays);
+    fflush(stderr);
+}
+
+static uint64_t total_rays(const pw_render_stats *s) { return s->camera_rays + s->bounce_rays + s->shadow_rays; }
+
+static int write_outputs(const cli_options *o, const char *out, pw_renderer *r)
+{
+    int w, h;
+    pw_renderer_size(r, &w, &h);
+    float *rgb = malloc((size_t)w * (size_t)h * 3 * sizeof *rgb);
+    if (!rgb) {
+        fprintf(stderr, "pathwave: out of memory for the %dx%d image\n", w, h);
+        return 0;
+    }
+    pw_renderer_image(r, rgb);
+    int ok = pw_image_write(out, rgb, w, h, o->exposure, o->tonemap) == PW_OK;
+    if (ok && o->exr)
+        ok = pw_image_write(o->exr, rgb, w, h, o->exposure, o->tonemap) == PW_OK;
+    if (!ok)
+        fprintf(stderr, "pathwave: %s\n", pw_last_error());
+    free(rgb);
+    return ok;
+}
+
+int cmd_render(int argc, char **argv)
+{
+    cli_options o;
+    if (!cli_parse(argc, argv, 2, "render", &o))
+        return EXIT_USAGE;
+    const char *out = o.output ? o.output : "pathwave.png";
+    if (!check_extension(out, 1) || (o.exr && !check_extension(o.exr, 0)) || !check_writable(out) ||
+        (o.exr && !check_writable(o.exr)))
+        return EXIT_USAGE;
+    pw_scene *scene;
+    pw_settings s;
+    if (!cli_load_scene(&o, &scene, &s))
+        return 1;
+    pw_renderer *r;
+    if (pw_renderer_create(scene, &s, &r) != PW_OK) {
+        fprintf(stderr, "pathwave: %s\n", pw_last_error());
+        pw_scene_free(scene);
+        return 1;
+    }
+    active = r;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int bar = !o.quiet && isatty(STDERR_FILENO);
+    int done = 0, rc = 0;
+    pw_render_stats st;
+    while (done < s.spp && !interrupted) {
+        pw_status ps = pw_renderer_render(r, 1);
+        if (ps == PW_ERR_INTERRUPTED)
+            break;
+        if (ps != PW_OK) {
+            fprintf(stderr, "\npathwave: %s\n", pw_last_error());
+            rc = 1;
+            break;
+        }
+        done++;
+        pw_renderer_get_stats(r, &st);
+        if (bar)
+            progress(done, s.spp, st.render_seconds, total_rays(&st) * 1e-6 / st.render_seconds);
+    }
+    if (bar)
+        fputc('\n', stderr);
+    active = NULL;
+    pw_renderer_get_stats(r, &st);
+    if (rc == 0 && !write_outputs(&o, out, r))
+        rc = 1;
+    if (rc == 0 && interrupted)
+        rc = EXIT_INTERRUPTED;
+    if (!o.quiet) {
+        double rays = (double)total_rays(&st);
+        fprintf(stderr, "%s%s: %dx%d, %d spp, %.1f M rays (%.2f per sample) in %.2f s, %.1f Mray/s, %s -> %s\n",
+                interrupted ? "interrupted: " : "", o.scene ? o.scene : "cornell", s.width, s.height, done,
+                rays * 1e-6, st.samples ? rays / (double)st.samples : 0.0, st.render_seconds,
+                st.render_seconds > 0 ? rays * 1e-6 / st.render_seconds : 0.0,
+                pw_backend_name(pw_renderer_backend(r)), out);
+    }
+    if (o.stats) {
+        pw_scene_info info;
+        pw_scene_get_info(scene, &info);
+        fprintf(stderr, "scene: %u spheres, %u triangles, %u materials, %u lights; BVH %u nodes built in %.1f ms\n",
+                info.spheres, info.triangles, info.materials, info.lights, info.bvh_nodes, info.bvh_build_ms);
+        fprintf(stderr, "rays: %llu camera, %llu bounce, %llu shadow\n", (unsigned long long)st.camera_rays,
+                (unsigned long long)st.bounce_rays, (unsigned long long)st.shadow_rays);
+    }
+    pw_renderer_free(r);
+    pw_scene_free(scene);
+    return rc;
+}

@@ -1,0 +1,11 @@
+/* The thread-local last error behind pw_last_error(). */
+#ifndef PW_ERROR_H
+#define PW_ERROR_H
+
+#include "pathwave.h"
+
+/* Records a printf-style message and returns status, so callers write
+ * `return pw_fail(PW_ERR_IO, "%s: cannot open", path);`. */
+pw_status pw_fail(pw_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

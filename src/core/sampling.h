@@ -1,0 +1,78 @@
+/* Warps from uniform numbers in [0,1)^2 to the distributions the integrator
+ * samples, with their densities. */
+#ifndef PW_SAMPLING_H
+#define PW_SAMPLING_H
+
+#include "core/vec3.h"
+
+PW_HD pw_vec3 pw_sample_unit_sphere_surface(float u1, float u2)
+{
+    float z = 1.0f - 2.0f * u1;
+    float r = sqrtf(pw_maxf(0.0f, 1.0f - z * z));
+    float phi = 2.0f * PW_PI * u2;
+    return v3(r * cosf(phi), r * sinf(phi), z);
+}
+
+/* Uniform point inside the unit ball: direction times cube-root radius. */
+PW_HD pw_vec3 pw_sample_unit_ball(float u1, float u2, float u3)
+{
+    return v3_scale(pw_sample_unit_sphere_surface(u1, u2), cbrtf(u3));
+}
+
+/* Cosine-weighted direction about unit n: n plus a uniform point on the unit
+ * sphere, normalised, is exactly cosine distributed and needs no frame. */
+PW_HD pw_vec3 pw_sample_cosine_about(pw_vec3 n, float u1, float u2)
+{
+    pw_vec3 d = v3_add(n, pw_sample_unit_sphere_surface(u1, u2));
+    float l2 = v3_len2(d);
+    return l2 > 1e-12f ? v3_scale(d, 1.0f / sqrtf(l2)) : n;
+}
+
+/* Direction in the cone of half-angle acos(cos_max) about unit axis w,
+ * uniform in solid angle; pdf = 1 / (2 pi (1 - cos_max)). */
+PW_HD pw_vec3 pw_sample_cone(pw_vec3 w, float cos_max, float u1, float u2)
+{
+    float cos_a = 1.0f - u1 + u1 * cos_max;
+    float sin_a = sqrtf(pw_maxf(0.0f, 1.0f - cos_a * cos_a));
+    float phi = 2.0f * PW_PI * u2;
+    pw_frame f = pw_frame_from_normal(w);
+    return pw_frame_to_world(&f, v3(cosf(phi) * sin_a, sinf(phi) * sin_a, cos_a));
+}
+
+/* Concentric map of the square to the unit disk (Shirley and Chiu). */
+PW_HD void pw_sample_disk(float u1, float u2, float *x, float *y)
+{
+    float a = 2.0f * u1 - 1.0f, b = 2.0f * u2 - 1.0f;
+    if (a == 0.0f && b == 0.0f) {
+        *x = 0.0f;
+        *y = 0.0f;
+        return;
+    }
+    float r, phi;
+    if (fabsf(a) > fabsf(b)) {
+        r = a;
+        phi = (PW_PI / 4.0f) * (b / a);
+    } else {
+        r = b;
+        phi = (PW_PI / 2.0f) - (PW_PI / 4.0f) * (a / b);
+    }
+    *x = r * cosf(phi);
+    *y = r * sinf(phi);
+}
+
+/* Uniform barycentrics (b1, b2) on a triangle. */
+PW_HD void pw_sample_triangle(float u1, float u2, float *b1, float *b2)
+{
+    float s = sqrtf(u1);
+    *b1 = 1.0f - s;
+    *b2 = u2 * s;
+}
+
+/* Veach's power heuristic with beta = 2 for two one-sample strategies. */
+PW_HD float pw_power_heuristic(float pdf_a, float pdf_b)
+{
+    float a2 = pdf_a * pdf_a, b2 = pdf_b * pdf_b;
+    return a2 + b2 > 0.0f ? a2 / (a2 + b2) : 0.0f;
+}
+
+#endif

@@ -1,0 +1,117 @@
+/* Ray-primitive tests shared by every backend and by the BVH traversal. */
+#ifndef PW_INTERSECT_H
+#define PW_INTERSECT_H
+
+#include "geom/ray.h"
+
+/* Sphere test with the discriminant computed from the distance of the
+ * centre to the ray (Haines et al., Ray Tracing Gems, ch. 7), which stays
+ * accurate for small spheres far away. Needs a unit direction. Returns the
+ * nearest t in (tmin, tmax) or -1. */
+PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float tmin, float tmax)
+{
+    pw_vec3 f = v3_sub(o, c);
+    float b = -v3_dot(f, d);
+    pw_vec3 l = v3_madd(f, d, b);
+    float disc = r * r - v3_dot(l, l);
+    if (disc < 0.0f)
+        return -1.0f;
+    float q = b + copysignf(sqrtf(disc), b);
+    float cc = v3_dot(f, f) - r * r;
+    float t0 = q != 0.0f ? cc / q : 0.0f, t1 = q;
+    float tn = pw_minf(t0, t1), tf = pw_maxf(t0, t1);
+    if (tn > tmin && tn < tmax)
+        return tn;
+    if (tf > tmin && tf < tmax)
+        return tf;
+    return -1.0f;
+}
+
+/* Per-ray constants of the watertight triangle test (Woop, Benthin and Wald,
+ * JCGT 2013): the axis of largest direction component becomes z and the ray
+ * is sheared onto +z, so edge functions of neighbouring triangles agree
+ * exactly and no ray leaks through a shared edge or vertex. */
+typedef struct pw_ray_shear {
+    int kx, ky, kz;
+    float sx, sy, sz;
+} pw_ray_shear;
+
+PW_HD pw_ray_shear pw_ray_shear_make(pw_vec3 d)
+{
+    pw_ray_shear s;
+    float ax = fabsf(d.x), ay = fabsf(d.y), az = fabsf(d.z);
+    s.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+    s.kx = s.kz == 2 ? 0 : s.kz + 1;
+    s.ky = s.kx == 2 ? 0 : s.kx + 1;
+    float dz = v3_get(d, s.kz);
+    if (dz < 0.0f) {
+        int t = s.kx;
+        s.kx = s.ky;
+        s.ky = t;
+    }
+    s.sx = v3_get(d, s.kx) / dz;
+    s.sy = v3_get(d, s.ky) / dz;
+    s.sz = 1.0f / dz;
+    return s;
+}
+
+/* Returns 1 and fills t and the barycentrics (u, v) of v1 and v2 on a hit in
+ * (tmin, tmax). Both faces are hit. */
+PW_HD int pw_intersect_triangle(pw_vec3 o, const pw_ray_shear *s, pw_vec3 v0, pw_vec3 v1, pw_vec3 v2, float tmin,
+                                float tmax, float *t_out, float *u_out, float *v_out)
+{
+    pw_vec3 a = v3_sub(v0, o), b = v3_sub(v1, o), c = v3_sub(v2, o);
+    float az = v3_get(a, s->kz), bz = v3_get(b, s->kz), cz = v3_get(c, s->kz);
+    float ax = v3_get(a, s->kx) - s->sx * az, ay = v3_get(a, s->ky) - s->sy * az;
+    float bx = v3_get(b, s->kx) - s->sx * bz, by = v3_get(b, s->ky) - s->sy * bz;
+    float cx = v3_get(c, s->kx) - s->sx * cz, cy = v3_get(c, s->ky) - s->sy * cz;
+    float U = cx * by - cy * bx;
+    float V = ax * cy - ay * cx;
+    float W = bx * ay - by * ax;
+    /* An edge function of exactly zero is decided in double precision so
+     * that the two triangles sharing that edge agree on who owns the ray. */
+    if (U == 0.0f || V == 0.0f || W == 0.0f) {
+        U = (float)((double)cx * (double)by - (double)cy * (double)bx);
+        V = (float)((double)ax * (double)cy - (double)ay * (double)cx);
+        W = (float)((double)bx * (double)ay - (double)by * (double)ax);
+    }
+    if ((U < 0.0f || V < 0.0f || W < 0.0f) && (U > 0.0f || V > 0.0f || W > 0.0f))
+        return 0;
+    float det = U + V + W;
+    if (det == 0.0f)
+        return 0;
+    float T = U * (s->sz * az) + V * (s->sz * bz) + W * (s->sz * cz);
+    float inv = 1.0f / det;
+    float t = T * inv;
+    if (!(t > tmin && t < tmax))
+        return 0;
+    *t_out = t;
+    *u_out = V * inv;
+    *v_out = W * inv;
+    return 1;
+}
+
+/* Slab test against a box with a precomputed reciprocal direction; the far
+ * distance is widened by 2 gamma(3) so that rounding never culls a box the
+ * ray touches (Ize, "Robust BVH Ray Traversal", JCGT 2013). Returns the entry
+ * distance, or PW_INF on a miss. */
+PW_HD float pw_intersect_box(pw_vec3 o, pw_vec3 inv_d, const float bmin[3], const float bmax[3], float tmin,
+                             float tmax)
+{
+    float tx0 = (bmin[0] - o.x) * inv_d.x, tx1 = (bmax[0] - o.x) * inv_d.x;
+    float ty0 = (bmin[1] - o.y) * inv_d.y, ty1 = (bmax[1] - o.y) * inv_d.y;
+    float tz0 = (bmin[2] - o.z) * inv_d.z, tz1 = (bmax[2] - o.z) * inv_d.z;
+    float tn = pw_maxf(pw_maxf(pw_minf(tx0, tx1), pw_minf(ty0, ty1)), pw_maxf(pw_minf(tz0, tz1), tmin));
+    float tf = pw_minf(pw_minf(pw_maxf(tx0, tx1), pw_maxf(ty0, ty1)), pw_minf(pw_maxf(tz0, tz1), tmax));
+    return tn <= tf * 1.00000024f ? tn : PW_INF;
+}
+
+PW_HD pw_vec3 pw_safe_inverse(pw_vec3 d)
+{
+    /* A zero component gives +-inf, which the slab test handles; -0 and +0
+     * both map to a huge value of the right sign. */
+    return v3(1.0f / (d.x != 0.0f ? d.x : 1e-30f), 1.0f / (d.y != 0.0f ? d.y : 1e-30f),
+              1.0f / (d.z != 0.0f ? d.z : 1e-30f));
+}
+
+#endif

@@ -1,0 +1,62 @@
+/* Rays, hits and the robust origin offset for secondary rays. */
+#ifndef PW_RAY_H
+#define PW_RAY_H
+
+#include <string.h>
+#include "core/vec3.h"
+
+/* Directions are always unit length: sphere tests and the integrator rely on it. */
+typedef struct pw_ray {
+    pw_vec3 o, d;
+} pw_ray;
+
+/* What closest-hit traversal returns; the surface is rebuilt from it later.
+ * prim indexes the scene's primitive space: spheres first, then triangles. */
+typedef struct pw_hit {
+    float t;
+    uint32_t prim;
+    float u, v; /* barycentrics of vertices 1 and 2 for triangles */
+} pw_hit;
+
+#define PW_NO_HIT 0xffffffffu
+
+PW_HD int32_t pw_float_as_int(float f)
+{
+#if PW_DEVICE_CODE
+    return __float_as_int(f);
+#else
+    int32_t i;
+    memcpy(&i, &f, sizeof i);
+    return i;
+#endif
+}
+
+PW_HD float pw_int_as_float(int32_t i)
+{
+#if PW_DEVICE_CODE
+    return __int_as_float(i);
+#else
+    float f;
+    memcpy(&f, &i, sizeof f);
+    return f;
+#endif
+}
+
+/* Moves p off its surface along the geometric normal on the side the new ray
+ * leaves by: a few ulps in integer space far from the origin, a fixed epsilon
+ * near it (Waechter and Binder, Ray Tracing Gems, ch. 6). Works at any scale,
+ * unlike a fixed t_min. */
+PW_HD pw_vec3 pw_offset_origin(pw_vec3 p, pw_vec3 ng, pw_vec3 dir)
+{
+    const float origin = 1.0f / 32.0f, float_scale = 1.0f / 65536.0f, int_scale = 256.0f;
+    pw_vec3 n = v3_dot(dir, ng) < 0.0f ? v3_neg(ng) : ng;
+    int32_t ox = (int32_t)(int_scale * n.x), oy = (int32_t)(int_scale * n.y), oz = (int32_t)(int_scale * n.z);
+    pw_vec3 pi = v3(pw_int_as_float(pw_float_as_int(p.x) + (p.x < 0.0f ? -ox : ox)),
+                    pw_int_as_float(pw_float_as_int(p.y) + (p.y < 0.0f ? -oy : oy)),
+                    pw_int_as_float(pw_float_as_int(p.z) + (p.z < 0.0f ? -oz : oz)));
+    return v3(fabsf(p.x) < origin ? p.x + float_scale * n.x : pi.x,
+              fabsf(p.y) < origin ? p.y + float_scale * n.y : pi.y,
+              fabsf(p.z) < origin ? p.z + float_scale * n.z : pi.z);
+}
+
+#endif

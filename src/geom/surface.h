@@ -1,0 +1,51 @@
+/* The surface at a hit, rebuilt from the compact hit record. */
+#ifndef PW_SURFACE_H
+#define PW_SURFACE_H
+
+#include "geom/ray.h"
+#include "scene/scene_view.h"
+
+typedef struct pw_surface {
+    pw_vec3 p;     /* hit point */
+    pw_vec3 ng;    /* geometric normal, outward (sphere) or by winding (triangle) */
+    pw_vec3 ns;    /* shading normal, same hemisphere as ng */
+    uint32_t mat;
+    uint32_t prim;
+    int front;     /* the ray arrived on the side ng points to */
+} pw_surface;
+
+PW_HD pw_surface pw_surface_at(const pw_scene_view *s, pw_ray r, const pw_hit *h)
+{
+    pw_surface sf;
+    sf.prim = h->prim;
+    sf.p = v3_madd(r.o, r.d, h->t);
+    if (h->prim < s->n_spheres) {
+        pw_sphere sp = s->spheres[h->prim];
+        sf.ng = v3_scale(v3_sub(sf.p, sp.c), 1.0f / sp.r);
+        sf.ns = sf.ng;
+        sf.mat = s->sphere_mat[h->prim];
+    } else {
+        uint32_t tri = h->prim - s->n_spheres;
+        const uint32_t *ix = s->tri_idx + 3 * tri;
+        pw_vec3 p0 = s->pos[ix[0]], p1 = s->pos[ix[1]], p2 = s->pos[ix[2]];
+        /* Recomputing the point from barycentrics is more accurate than o + t d. */
+        float w = 1.0f - h->u - h->v;
+        sf.p = v3_add(v3_add(v3_scale(p0, w), v3_scale(p1, h->u)), v3_scale(p2, h->v));
+        sf.ng = v3_norm(v3_cross(v3_sub(p1, p0), v3_sub(p2, p0)));
+        sf.ns = sf.ng;
+        if (s->nrm) {
+            pw_vec3 n = v3_add(v3_add(v3_scale(s->nrm[ix[0]], w), v3_scale(s->nrm[ix[1]], h->u)),
+                               v3_scale(s->nrm[ix[2]], h->v));
+            float l2 = v3_len2(n);
+            if (l2 > 0.0f) {
+                n = v3_scale(n, 1.0f / sqrtf(l2));
+                sf.ns = v3_dot(n, sf.ng) < 0.0f ? v3_neg(n) : n;
+            }
+        }
+        sf.mat = s->tri_mat[tri];
+    }
+    sf.front = v3_dot(r.d, sf.ng) < 0.0f;
+    return sf;
+}
+
+#endif

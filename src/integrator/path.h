@@ -1,0 +1,199 @@
+/* The per-path steps of the unidirectional path tracer. They know nothing of
+ * threads, warps or queues: a megakernel calls them in a loop, a wavefront
+ * calls each from its own stage. */
+#ifndef PW_PATH_H
+#define PW_PATH_H
+
+#include "accel/bvh_traverse.h"
+#include "shade/bsdf.h"
+#include "shade/camera.h"
+#include "shade/environment.h"
+#include "shade/light_sample.h"
+
+/* Path flags. */
+#define PW_PATH_SPECULAR 1u        /* last vertex was the camera or a specular lobe: emission gets full weight */
+#define PW_PATH_COUNT_EMISSION 2u  /* toy mode: emission is counted at the next hit */
+
+/* 64 bytes: everything a path carries from one bounce to the next. */
+typedef struct pw_path {
+    pw_ray ray;       /* 24 */
+    pw_vec3 beta;     /* 12: throughput */
+    pw_vec3 L;        /* 12: radiance gathered so far */
+    float prev_pdf;   /*  4: solid-angle pdf of the BSDF sample that made ray */
+    uint32_t depth;   /*  4: bounces done */
+    uint32_t key;     /*  4: counter-based RNG key of (seed, pixel, sample) */
+    uint32_t flags;   /*  4 */
+} pw_path;
+
+/* A connection to a light: contrib is added to the path's pixel when the
+ * segment from ray.o to distance tmax is unoccluded. */
+typedef struct pw_shadow_ray {
+    pw_ray ray;
+    float tmax;
+    pw_vec3 contrib;
+} pw_shadow_ray;
+
+/* The toy estimator casts one shadow ray per emissive sphere; scenes given to
+ * it have at most this many (checked when the render is set up). */
+#define PW_MAX_SHADOW 8
+
+PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
+                            uint32_t sample)
+{
+    pw_path p;
+    p.key = pw_path_key(prm->seed, py * prm->width + px, sample);
+    pw_rng rng = pw_rng_for_bounce(p.key, 0);
+    float jx = pw_rng_next(&rng), jy = pw_rng_next(&rng);
+    float l1 = pw_rng_next(&rng), l2 = pw_rng_next(&rng);
+    float u = ((float)px + jx) / (float)prm->width;
+    float v = 1.0f - ((float)py + jy) / (float)prm->height;
+    p.ray = pw_camera_ray(&s->cam, u, v, l1, l2);
+    p.beta = v3s(1.0f);
+    p.L = v3s(0.0f);
+    p.prev_pdf = 0.0f;
+    p.depth = 0;
+    p.flags = PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION;
+    return p;
+}
+
+PW_HD void pw_path_miss(const pw_scene_view *s, pw_path *p)
+{
+    p->L = v3_add(p->L, v3_mul(p->beta, pw_env_radiance(&s->env, p->ray.d)));
+}
+
+/* Emission of the surface just hit, weighted against light sampling. */
+PW_HD void pw_path_add_emission(const pw_scene_view *s, const pw_render_params *prm, pw_path *p,
+                                const pw_surface *sf, const pw_material *m)
+{
+    if (v3_is_zero(m->emission) || !pw_emits_toward(m, sf->front, sf->prim < s->n_spheres))
+        return;
+    float w = 1.0f;
+    if (prm->light_mode == PW_LIGHTS_TOY) {
+        if (!(p->flags & PW_PATH_COUNT_EMISSION))
+            return;
+    } else if (prm->light_mode == PW_LIGHTS_MIS && !(p->flags & PW_PATH_SPECULAR)) {
+        w = pw_power_heuristic(p->prev_pdf, pw_light_pdf(s, sf->prim, p->ray.o, sf->p, sf->ng));
+    }
+    p->L = v3_add(p->L, v3_scale(v3_mul(p->beta, m->emission), w));
+}
+
+/* The toy tracer's light sampling at a Lambert hit: one cone-sampled shadow
+ * ray to every emissive sphere but the one hit, weighted by its solid angle. */
+PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_surface *sf, const pw_material *m,
+                             pw_rng *rng, pw_shadow_ray *out)
+{
+    int n = 0;
+    pw_vec3 nl = pw_facing_normal(sf, p->ray.d);
+    for (uint32_t i = 0; i < s->n_lights && n < PW_MAX_SHADOW; i++) {
+        pw_light l = s->lights[i];
+        if (l.type != PW_LIGHT_SPHERE || l.prim == sf->prim)
+            continue;
+        pw_sphere sp = s->spheres[l.prim];
+        pw_vec3 to_c = v3_sub(sp.c, sf->p);
+        float d2 = v3_len2(to_c);
+        float u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
+        float cos_max = pw_sphere_cos_max(sp.r, d2);
+        if (cos_max < 0.0f)
+            continue;
+        pw_vec3 dir = pw_sample_cone(v3_scale(to_c, 1.0f / sqrtf(d2)), cos_max, u1, u2);
+        float t = pw_intersect_sphere(sf->p, dir, sp.c, sp.r, 0.0f, PW_INF);
+        float omega = 2.0f * PW_PI * (1.0f - cos_max);
+        pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
+        out[n].ray.o = pw_offset_origin(sf->p, sf->ng, dir);
+        out[n].ray.d = dir;
+        out[n].tmax = t > 0.0f ? t * 0.9999f : sqrtf(pw_maxf(0.0f, d2 - sp.r * sp.r));
+        out[n].contrib = v3_scale(v3_mul(v3_mul(p->beta, m->albedo), le), pw_maxf(0.0f, v3_dot(dir, nl)) * omega * PW_INV_PI);
+        n++;
+    }
+    return n;
+}
+
+/* One power-proportional light sample with MIS against the BSDF. */
+PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const pw_surface *sf, const pw_material *m,
+                               pw_rng *rng, pw_shadow_ray *out)
+{
+    float ul = pw_rng_next(rng), u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
+    if (s->n_lights == 0 || pw_material_is_specular(m))
+        return 0;
+    pw_light_sample ls;
+    if (!pw_light_sample_dir(s, pw_light_pick(s, ul), sf->p, u1, u2, &ls) || ls.pdf <= 0.0f)
+        return 0;
+    float bsdf_pdf;
+    pw_vec3 f = pw_bsdf_eval(m, sf, p->ray.d, ls.wi, &bsdf_pdf);
+    if (v3_is_zero(f))
+        return 0;
+    float w = pw_power_heuristic(ls.pdf, bsdf_pdf);
+    out->ray.o = pw_offset_origin(sf->p, sf->ng, ls.wi);
+    out->ray.d = ls.wi;
+    out->tmax = ls.dist * 0.9999f;
+    out->contrib = v3_scale(v3_mul(v3_mul(p->beta, f), ls.Le), w / ls.pdf);
+    return 1;
+}
+
+/* Shades the hit: adds emission, produces up to PW_MAX_SHADOW shadow rays,
+ * samples the next direction and plays Russian roulette. Returns 1 while
+ * the path goes on, with p->ray set to the next segment. */
+PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, const pw_hit *h,
+                        pw_shadow_ray *shadows, int *n_shadows)
+{
+    *n_shadows = 0;
+    pw_surface sf = pw_surface_at(s, p->ray, h);
+    const pw_material *m = &s->mats[sf.mat];
+    pw_path_add_emission(s, prm, p, &sf, m);
+    if (p->depth >= prm->max_depth)
+        return 0;
+    pw_rng rng = pw_rng_for_bounce(p->key, p->depth + 1);
+    if (prm->light_mode == PW_LIGHTS_TOY) {
+        if (m->type == PW_MAT_LAMBERT)
+            *n_shadows = pw_path_toy_lights(s, p, &sf, m, &rng, shadows);
+    } else if (prm->light_mode == PW_LIGHTS_MIS) {
+        *n_shadows = pw_path_sample_light(s, p, &sf, m, &rng, shadows);
+    }
+    pw_bsdf_sample bs;
+    if (!pw_bsdf_sample_dir(m, &sf, p->ray.d, &rng, &bs))
+        return 0;
+    p->beta = v3_mul(p->beta, bs.weight);
+    p->prev_pdf = bs.pdf;
+    p->flags = (bs.specular ? PW_PATH_SPECULAR : 0u) | (m->type != PW_MAT_LAMBERT ? PW_PATH_COUNT_EMISSION : 0u);
+    p->ray.o = pw_offset_origin(sf.p, sf.ng, bs.wi);
+    p->ray.d = bs.wi;
+    p->depth++;
+    if (p->depth >= prm->rr_depth) {
+        float survive = pw_minf(1.0f, v3_maxc(p->beta));
+        if (pw_rng_next(&rng) >= survive)
+            return 0;
+        p->beta = v3_scale(p->beta, 1.0f / survive);
+    }
+    return !v3_is_zero(p->beta);
+}
+
+/* A whole path in one loop: what the CPU and CUDA megakernels run per
+ * pixel sample. Adds the rays it casts to *ext_rays (camera and bounce) and
+ * *shadow_rays. */
+PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
+                            uint32_t sample, uint32_t *ext_rays, uint32_t *shadow_rays)
+{
+    pw_path p = pw_path_begin(s, prm, px, py, sample);
+    pw_shadow_ray sh[PW_MAX_SHADOW];
+    for (;;) {
+        pw_hit h;
+        (*ext_rays)++;
+        if (!pw_bvh_trace(s, p.ray, s->t_min, PW_INF, 0, &h)) {
+            pw_path_miss(s, &p);
+            break;
+        }
+        int n;
+        int alive = pw_path_shade(s, prm, &p, &h, sh, &n);
+        *shadow_rays += (uint32_t)n;
+        for (int i = 0; i < n; i++) {
+            pw_hit hs;
+            if (!pw_bvh_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
+                p.L = v3_add(p.L, sh[i].contrib);
+        }
+        if (!alive)
+            break;
+    }
+    return p.L;
+}
+
+#endif

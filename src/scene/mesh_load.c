@@ -1,0 +1,119 @@
+/* Triangle mesh files (OBJ, PLY, glTF, ...) through assimp's C API. Materials
+ * map to Lambert with the diffuse colour and emission; a camera frames the
+ * model's bounds and a white sky lights it when nothing in it emits. */
+#include <assimp/cimport.h>
+#include <assimp/material.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "scene/scene.h"
+
+static pw_material convert_material(const struct aiMaterial *am)
+{
+    struct aiColor4D kd = {0.8f, 0.8f, 0.8f, 1.0f}, ke = {0, 0, 0, 1};
+    aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &kd);
+    aiGetMaterialColor(am, AI_MATKEY_COLOR_EMISSIVE, &ke);
+    return pw_emissive(pw_lambert(kd.r, kd.g, kd.b), ke.r, ke.g, ke.b);
+}
+
+static pw_status add_ai_mesh(pw_scene *s, const char *path, const struct aiMesh *m, uint32_t mat_base)
+{
+    pw_vec3 *p = malloc((size_t)m->mNumVertices * sizeof *p);
+    pw_vec3 *n = m->mNormals ? malloc((size_t)m->mNumVertices * sizeof *n) : NULL;
+    if (!p || (m->mNormals && !n)) {
+        free(p);
+        free(n);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    for (unsigned i = 0; i < m->mNumVertices; i++) {
+        p[i] = v3(m->mVertices[i].x, m->mVertices[i].y, m->mVertices[i].z);
+        if (n)
+            n[i] = v3(m->mNormals[i].x, m->mNormals[i].y, m->mNormals[i].z);
+    }
+    uint32_t base = pw_scene_add_vertices(s, p, n, m->mNumVertices);
+    free(p);
+    free(n);
+    if (base == UINT32_MAX)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    for (unsigned f = 0; f < m->mNumFaces; f++) {
+        const struct aiFace *face = &m->mFaces[f];
+        if (face->mNumIndices != 3)
+            continue; /* points and lines left over after triangulation */
+        for (int k = 0; k < 3; k++)
+            if (face->mIndices[k] >= m->mNumVertices)
+                return pw_fail(PW_ERR_FORMAT, "%s: face %u uses vertex %u of %u", path, f, face->mIndices[k],
+                               m->mNumVertices);
+        pw_status st = pw_scene_add_triangle(s, base + face->mIndices[0], base + face->mIndices[1],
+                                             base + face->mIndices[2], mat_base + m->mMaterialIndex);
+        if (st != PW_OK)
+            return st;
+    }
+    return PW_OK;
+}
+
+/* Camera in front of the bounding box (+z side), looking at its centre. */
+static void frame_model(pw_scene *s)
+{
+    pw_vec3 lo = v3s(PW_INF), hi = v3s(-PW_INF);
+    for (uint32_t i = 0; i < s->n_verts; i++) {
+        lo = v3_min(lo, s->pos[i]);
+        hi = v3_max(hi, s->pos[i]);
+    }
+    pw_vec3 c = v3_scale(v3_add(lo, hi), 0.5f);
+    float radius = 0.5f * v3_len(v3_sub(hi, lo));
+    s->cam.vfov_deg = 40.0f;
+    float dist = radius / sinf(0.5f * s->cam.vfov_deg * PW_PI / 180.0f);
+    s->cam.look_at = c;
+    s->cam.look_from = v3_add(c, v3_scale(v3_norm(v3(0.3f, 0.3f, 1.0f)), dist));
+    s->cam.up = v3(0, 1, 0);
+}
+
+pw_status pw_scene_load(const char *path, pw_scene **out)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
+    fclose(f);
+    const struct aiScene *as = aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                                                      aiProcess_PreTransformVertices | aiProcess_SortByPType);
+    if (!as || !as->mRootNode || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
+        pw_status st = pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s)", path, aiGetErrorString());
+        aiReleaseImport(as);
+        return st;
+    }
+    pw_scene *s = pw_scene_new(path);
+    pw_status st = s ? PW_OK : pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    int emits = 0;
+    uint32_t mat_base = s ? s->n_mats : 0;
+    for (unsigned i = 0; st == PW_OK && i < as->mNumMaterials; i++) {
+        pw_material m = convert_material(as->mMaterials[i]);
+        emits |= !v3_is_zero(m.emission);
+        if (pw_scene_add_material(s, m) == UINT32_MAX)
+            st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    if (st == PW_OK && as->mNumMaterials == 0 && pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f)) == UINT32_MAX)
+        st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    for (unsigned i = 0; st == PW_OK && i < as->mNumMeshes; i++)
+        st = add_ai_mesh(s, path, as->mMeshes[i], mat_base);
+    aiReleaseImport(as);
+    if (st == PW_OK && s->n_tris == 0)
+        st = pw_fail(PW_ERR_FORMAT, "%s: the file has no triangles", path);
+    if (st != PW_OK) {
+        pw_scene_free(s);
+        return st;
+    }
+    frame_model(s);
+    if (!emits) {
+        s->env.type = PW_ENV_CONSTANT;
+        s->env.top = s->env.bottom = v3s(1.0f);
+    }
+    *out = s;
+    return PW_OK;
+}

@@ -1,0 +1,290 @@
+#include "scene/scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "geom/ray.h"
+
+pw_scene *pw_scene_new(const char *name)
+{
+    pw_scene *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->env.type = PW_ENV_CONSTANT;
+    s->env.top = s->env.bottom = v3s(0.0f);
+    s->env.scale = 1.0f;
+    s->cam.up = v3(0, 1, 0);
+    s->cam.vfov_deg = 40.0f;
+    s->defaults.width = 640;
+    s->defaults.height = 480;
+    s->defaults.spp = 64;
+    s->defaults.max_depth = 8;
+    s->defaults.rr_depth = 3;
+    s->defaults.seed = 1;
+    s->defaults.threads = 0;
+    s->defaults.backend = PW_BACKEND_AUTO;
+    s->defaults.light_mode = PW_LIGHT_MODE_MIS;
+    return s;
+}
+
+/* Grows *arr to hold need elements of size sz; doubles capacity. */
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+{
+    if (need <= *cap)
+        return 1;
+    uint64_t nc = *cap ? (uint64_t)*cap * 2 : 16;
+    while (nc < need)
+        nc *= 2;
+    if (nc > 0xfffffff0u)
+        nc = 0xfffffff0u;
+    if (nc < need)
+        return 0;
+    void *p = realloc(*arr, (size_t)nc * sz);
+    if (!p)
+        return 0;
+    *arr = p;
+    *cap = (uint32_t)nc;
+    return 1;
+}
+
+uint32_t pw_scene_add_material(pw_scene *s, pw_material m)
+{
+    if (!grow((void **)&s->mats, &s->cap_mats, s->n_mats + 1, sizeof *s->mats))
+        return UINT32_MAX;
+    s->mats[s->n_mats] = m;
+    return s->n_mats++;
+}
+
+pw_status pw_scene_add_sphere(pw_scene *s, pw_vec3 c, float r, uint32_t mat)
+{
+    uint32_t cap = s->cap_spheres;
+    if (!grow((void **)&s->spheres, &cap, s->n_spheres + 1, sizeof *s->spheres) ||
+        !grow((void **)&s->sphere_mat, &s->cap_spheres, s->n_spheres + 1, sizeof *s->sphere_mat))
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a sphere", s->name);
+    s->spheres[s->n_spheres].c = c;
+    s->spheres[s->n_spheres].r = r;
+    s->sphere_mat[s->n_spheres++] = mat;
+    s->prepared = 0;
+    return PW_OK;
+}
+
+uint32_t pw_scene_add_vertices(pw_scene *s, const pw_vec3 *p, const pw_vec3 *n, uint32_t count)
+{
+    uint32_t first = s->n_verts, cap = s->cap_verts;
+    if (!grow((void **)&s->pos, &cap, first + count, sizeof *s->pos))
+        return UINT32_MAX;
+    /* Normals exist for all vertices or none: fill missing ones with zero,
+     * which the surface code treats as "use the geometric normal". */
+    if (n || s->nrm) {
+        pw_vec3 *nn = realloc(s->nrm, (size_t)cap * sizeof *nn);
+        if (!nn)
+            return UINT32_MAX;
+        if (!s->nrm)
+            memset(nn, 0, (size_t)first * sizeof *nn);
+        s->nrm = nn;
+        for (uint32_t i = 0; i < count; i++)
+            s->nrm[first + i] = n ? n[i] : v3s(0.0f);
+    }
+    s->cap_verts = cap;
+    memcpy(s->pos + first, p, (size_t)count * sizeof *p);
+    s->n_verts += count;
+    s->prepared = 0;
+    return first;
+}
+
+pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c, uint32_t mat)
+{
+    uint32_t cap = s->cap_tris;
+    if (!grow((void **)&s->tri_idx, &cap, 3 * (s->n_tris + 1), sizeof *s->tri_idx))
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a triangle", s->name);
+    uint32_t mcap = s->cap_tris;
+    if (!grow((void **)&s->tri_mat, &mcap, s->n_tris + 1, sizeof *s->tri_mat))
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a triangle", s->name);
+    s->cap_tris = mcap;
+    uint32_t *ix = s->tri_idx + 3 * s->n_tris;
+    ix[0] = a;
+    ix[1] = b;
+    ix[2] = c;
+    s->tri_mat[s->n_tris++] = mat;
+    s->prepared = 0;
+    return PW_OK;
+}
+
+pw_material pw_lambert(float r, float g, float b)
+{
+    pw_material m;
+    memset(&m, 0, sizeof m);
+    m.type = PW_MAT_LAMBERT;
+    m.albedo = v3(r, g, b);
+    m.ior = 1.0f;
+    return m;
+}
+
+pw_material pw_metal(float r, float g, float b, float roughness)
+{
+    pw_material m = pw_lambert(r, g, b);
+    m.type = PW_MAT_METAL;
+    m.roughness = roughness;
+    return m;
+}
+
+pw_material pw_dielectric(float ior)
+{
+    pw_material m = pw_lambert(1, 1, 1);
+    m.type = PW_MAT_DIELECTRIC;
+    m.ior = ior;
+    return m;
+}
+
+pw_material pw_emissive(pw_material m, float r, float g, float b)
+{
+    m.emission = v3(r, g, b);
+    return m;
+}
+
+void pw_scene_free(pw_scene *s)
+{
+    if (!s)
+        return;
+    free(s->spheres);
+    free(s->sphere_mat);
+    free(s->pos);
+    free(s->nrm);
+    free(s->tri_idx);
+    free(s->tri_mat);
+    free(s->mats);
+    pw_bvh_free(&s->bvh);
+    pw_light_table_free(&s->lights);
+    free(s);
+}
+
+void pw_prim_bounds(const pw_scene *s, uint32_t prim, float bmin[3], float bmax[3])
+{
+    if (prim < s->n_spheres) {
+        pw_sphere sp = s->spheres[prim];
+        bmin[0] = sp.c.x - sp.r, bmin[1] = sp.c.y - sp.r, bmin[2] = sp.c.z - sp.r;
+        bmax[0] = sp.c.x + sp.r, bmax[1] = sp.c.y + sp.r, bmax[2] = sp.c.z + sp.r;
+        return;
+    }
+    const uint32_t *ix = s->tri_idx + 3 * (prim - s->n_spheres);
+    pw_vec3 lo = s->pos[ix[0]], hi = lo;
+    for (int k = 1; k < 3; k++) {
+        lo = v3_min(lo, s->pos[ix[k]]);
+        hi = v3_max(hi, s->pos[ix[k]]);
+    }
+    bmin[0] = lo.x, bmin[1] = lo.y, bmin[2] = lo.z;
+    bmax[0] = hi.x, bmax[1] = hi.y, bmax[2] = hi.z;
+}
+
+/* Rejects geometry that would poison the BVH or the integrator. */
+static pw_status validate(const pw_scene *s)
+{
+    for (uint32_t i = 0; i < s->n_spheres; i++) {
+        pw_sphere sp = s->spheres[i];
+        if (!isfinite(sp.c.x) || !isfinite(sp.c.y) || !isfinite(sp.c.z) || !isfinite(sp.r) || !(sp.r > 0.0f))
+            return pw_fail(PW_ERR_FORMAT, "%s: sphere %u has a non-finite centre or a radius that is not positive",
+                           s->name, i);
+        if (s->sphere_mat[i] >= s->n_mats)
+            return pw_fail(PW_ERR_FORMAT, "%s: sphere %u names material %u of %u", s->name, i, s->sphere_mat[i],
+                           s->n_mats);
+    }
+    for (uint32_t i = 0; i < s->n_verts; i++) {
+        pw_vec3 p = s->pos[i];
+        if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z))
+            return pw_fail(PW_ERR_FORMAT, "%s: vertex %u is not finite (NaN or infinity)", s->name, i);
+    }
+    for (uint32_t i = 0; i < 3 * s->n_tris; i++)
+        if (s->tri_idx[i] >= s->n_verts)
+            return pw_fail(PW_ERR_FORMAT, "%s: triangle %u uses vertex %u of %u", s->name, i / 3, s->tri_idx[i],
+                           s->n_verts);
+    for (uint32_t i = 0; i < s->n_tris; i++)
+        if (s->tri_mat[i] >= s->n_mats)
+            return pw_fail(PW_ERR_FORMAT, "%s: triangle %u names material %u of %u", s->name, i, s->tri_mat[i],
+                           s->n_mats);
+    if (s->n_spheres + (uint64_t)s->n_tris == 0)
+        return pw_fail(PW_ERR_FORMAT, "%s: the scene has no geometry", s->name);
+    if (s->n_spheres + (uint64_t)s->n_tris >= PW_NO_HIT)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: too many primitives", s->name);
+    return PW_OK;
+}
+
+pw_status pw_scene_prepare(pw_scene *s, int threads)
+{
+    if (s->prepared)
+        return PW_OK;
+    pw_status st = validate(s);
+    if (st != PW_OK)
+        return st;
+    pw_bvh_free(&s->bvh);
+    pw_light_table_free(&s->lights);
+    if ((st = pw_bvh_build(s, threads, &s->bvh)) != PW_OK)
+        return st;
+    if ((st = pw_light_table_build(s, &s->lights)) != PW_OK)
+        return st;
+    s->prepared = 1;
+    return PW_OK;
+}
+
+pw_camera pw_camera_make(const pw_camera_desc *d, float aspect)
+{
+    pw_camera c;
+    float theta = d->vfov_deg * PW_PI / 180.0f;
+    float half_h = tanf(theta / 2.0f), half_w = aspect * half_h;
+    float focus = d->focus_dist > 0.0f ? d->focus_dist : v3_len(v3_sub(d->look_from, d->look_at));
+    c.origin = d->look_from;
+    c.w = v3_norm(v3_sub(d->look_from, d->look_at));
+    c.u = v3_norm(v3_cross(d->up, c.w));
+    c.v = v3_cross(c.w, c.u);
+    c.lower_left = v3_sub(v3_sub(v3_sub(c.origin, v3_scale(c.u, half_w * focus)), v3_scale(c.v, half_h * focus)),
+                          v3_scale(c.w, focus));
+    c.horizontal = v3_scale(c.u, 2.0f * half_w * focus);
+    c.vertical = v3_scale(c.v, 2.0f * half_h * focus);
+    c.lens_radius = d->aperture / 2.0f;
+    return c;
+}
+
+pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
+{
+    pw_scene_view v;
+    memset(&v, 0, sizeof v);
+    v.spheres = s->spheres;
+    v.sphere_mat = s->sphere_mat;
+    v.n_spheres = s->n_spheres;
+    v.pos = s->pos;
+    v.nrm = s->nrm;
+    v.tri_idx = s->tri_idx;
+    v.tri_mat = s->tri_mat;
+    v.n_tris = s->n_tris;
+    v.mats = s->mats;
+    v.n_mats = s->n_mats;
+    v.nodes = s->bvh.nodes;
+    v.prim_ref = s->bvh.prim_ref;
+    v.lights = s->lights.lights;
+    v.light_pmf = s->lights.pmf;
+    v.alias_prob = s->lights.alias_prob;
+    v.alias_idx = s->lights.alias_idx;
+    v.prim_light = s->lights.prim_light;
+    v.n_lights = s->lights.count;
+    v.env = s->env;
+    v.cam = pw_camera_make(&s->cam, aspect);
+    v.t_min = s->t_min;
+    return v;
+}
+
+void pw_scene_get_info(const pw_scene *s, pw_scene_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->name = s->name;
+    info->spheres = s->n_spheres;
+    info->triangles = s->n_tris;
+    info->materials = s->n_mats;
+    info->lights = s->prepared ? s->lights.count : 0;
+    info->bvh_nodes = s->prepared ? s->bvh.n_nodes : 0;
+    info->bvh_build_ms = s->prepared ? s->bvh.build_ms : 0.0;
+}
+
+void pw_settings_default(const pw_scene *s, pw_settings *out) { *out = s->defaults; }

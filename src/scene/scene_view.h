@@ -1,0 +1,117 @@
+/* The scene as the integrator sees it: flat arrays behind plain pointers, the
+ * same struct filled with host pointers by the CPU backends and with device
+ * pointers by the CUDA backends. Every hot struct states its size. */
+#ifndef PW_SCENE_VIEW_H
+#define PW_SCENE_VIEW_H
+
+#include "core/vec3.h"
+
+enum pw_material_type {
+    PW_MAT_LAMBERT = 0,
+    PW_MAT_METAL = 1,      /* mirror direction + roughness * point in unit ball (toy scene's metal) */
+    PW_MAT_DIELECTRIC = 2, /* smooth, Fresnel-weighted reflection or refraction */
+    PW_MAT_COUNT
+};
+
+/* 48 bytes. Any material may emit; emission is one-sided (front face)
+ * unless PW_MATF_TWO_SIDED is set. Spheres are always seen from outside. */
+typedef struct pw_material {
+    pw_vec3 albedo;   /* 12: reflectance or tint */
+    uint32_t type;    /*  4: enum pw_material_type */
+    pw_vec3 emission; /* 12: emitted radiance */
+    float roughness;  /*  4 */
+    float ior;        /*  4: dielectric index of refraction (outside is 1) */
+    uint32_t flags;   /*  4 */
+    uint32_t pad[2];  /*  8 */
+} pw_material;
+
+#define PW_MATF_TWO_SIDED 1u
+
+/* 16 bytes: centre and radius. Its material sits in sphere_mat[]. */
+typedef struct pw_sphere {
+    pw_vec3 c;
+    float r;
+} pw_sphere;
+
+/* 32 bytes. Interior nodes have count == 0 and children at first, first+1;
+ * leaves hold prim_ref[first .. first+count). */
+typedef struct pw_bvh_node {
+    float bmin[3];
+    uint32_t first;
+    float bmax[3];
+    uint32_t count;
+} pw_bvh_node;
+
+enum pw_env_type { PW_ENV_CONSTANT = 0, PW_ENV_GRADIENT = 1 };
+
+/* Radiance arriving from directions that hit nothing. GRADIENT is the toy
+ * scene's sky: lerp(bottom, top, 0.5 (dir.y + 1)) * scale. */
+typedef struct pw_env {
+    uint32_t type;
+    pw_vec3 bottom, top;
+    float scale;
+} pw_env;
+
+/* Pinhole or thin-lens camera; the image plane sits at the focus distance. */
+typedef struct pw_camera {
+    pw_vec3 origin, lower_left, horizontal, vertical;
+    pw_vec3 u, v, w;
+    float lens_radius;
+} pw_camera;
+
+enum pw_light_type { PW_LIGHT_SPHERE = 0, PW_LIGHT_TRIANGLE = 1 };
+
+/* 8 bytes: an emissive primitive. prim is in the unified primitive space
+ * (spheres first, then triangles). */
+typedef struct pw_light {
+    uint32_t type;
+    uint32_t prim;
+} pw_light;
+
+enum {
+    PW_LIGHTS_MIS = 0, /* one power-proportional light sample per hit, MIS with the BSDF */
+    PW_LIGHTS_TOY = 1, /* the toy tracer's estimator: one shadow ray per emissive sphere at Lambert hits */
+    PW_LIGHTS_NONE = 2 /* BSDF sampling only: emission counted in full when hit */
+};
+
+typedef struct pw_scene_view {
+    const pw_sphere *spheres;
+    const uint32_t *sphere_mat;
+    uint32_t n_spheres;
+
+    const pw_vec3 *pos;       /* vertex positions */
+    const pw_vec3 *nrm;       /* per-vertex shading normals, or NULL */
+    const uint32_t *tri_idx;  /* 3 vertex indices per triangle */
+    const uint32_t *tri_mat;  /* material per triangle */
+    uint32_t n_tris;
+
+    const pw_material *mats;
+    uint32_t n_mats;
+
+    const pw_bvh_node *nodes;
+    const uint32_t *prim_ref; /* BVH leaf order -> primitive id */
+
+    const pw_light *lights;
+    const float *light_pmf;       /* selection probability of each light */
+    const float *alias_prob;      /* alias table for O(1) power-proportional selection */
+    const uint32_t *alias_idx;
+    const uint32_t *prim_light;   /* primitive id -> light index, or PW_NO_LIGHT */
+    uint32_t n_lights;
+
+    pw_env env;
+    pw_camera cam;
+    float t_min; /* minimum hit distance on top of the origin offset (the toy scene's 0.001) */
+} pw_scene_view;
+
+#define PW_NO_LIGHT 0xffffffffu
+
+/* Per-render settings the integrator reads. */
+typedef struct pw_render_params {
+    uint32_t width, height;
+    uint32_t max_depth; /* bounces: a path has at most max_depth + 1 segments */
+    uint32_t rr_depth;  /* Russian roulette starts at this bounce */
+    uint32_t seed;
+    uint32_t light_mode;
+} pw_render_params;
+
+#endif

@@ -1,0 +1,101 @@
+/* Materials: sampling and evaluation of each BSDF. A new material (GGX
+ * conductor, rough dielectric) is one more case in each switch. */
+#ifndef PW_BSDF_H
+#define PW_BSDF_H
+
+#include "core/rng.h"
+#include "core/sampling.h"
+#include "geom/surface.h"
+
+typedef struct pw_bsdf_sample {
+    pw_vec3 wi;     /* sampled incident direction (unit) */
+    pw_vec3 weight; /* f * |cos| / pdf */
+    float pdf;      /* solid-angle density; 0 for specular lobes */
+    int specular;   /* a delta or near-delta lobe: no light sampling, no MIS */
+} pw_bsdf_sample;
+
+/* Lobes without a density we can evaluate get no next-event estimation. */
+PW_HD int pw_material_is_specular(const pw_material *m) { return m->type != PW_MAT_LAMBERT; }
+
+/* Shading normal turned toward the side the ray came from (two-sided shading). */
+PW_HD pw_vec3 pw_facing_normal(const pw_surface *sf, pw_vec3 d) { return v3_dot(sf->ns, d) < 0.0f ? sf->ns : v3_neg(sf->ns); }
+
+/* Unpolarised Fresnel reflectance of a smooth dielectric boundary; eta is
+ * n_incident / n_transmitted. Returns 1 on total internal reflection. */
+PW_HD float pw_fresnel_dielectric(float cos_i, float eta, float *cos_t_out)
+{
+    float sin2_t = eta * eta * pw_maxf(0.0f, 1.0f - cos_i * cos_i);
+    if (sin2_t >= 1.0f) {
+        *cos_t_out = 0.0f;
+        return 1.0f;
+    }
+    float cos_t = sqrtf(1.0f - sin2_t);
+    float rs = (eta * cos_i - cos_t) / (eta * cos_i + cos_t);
+    float rp = (cos_i - eta * cos_t) / (cos_i + eta * cos_t);
+    *cos_t_out = cos_t;
+    return 0.5f * (rs * rs + rp * rp);
+}
+
+/* f * |cos(wi)| and the solid-angle pdf of sampling wi, for non-specular lobes. */
+PW_HD pw_vec3 pw_bsdf_eval(const pw_material *m, const pw_surface *sf, pw_vec3 d, pw_vec3 wi, float *pdf)
+{
+    *pdf = 0.0f;
+    if (m->type != PW_MAT_LAMBERT)
+        return v3s(0.0f);
+    pw_vec3 nl = pw_facing_normal(sf, d);
+    float c = v3_dot(wi, nl);
+    if (c <= 0.0f)
+        return v3s(0.0f);
+    *pdf = c * PW_INV_PI;
+    return v3_scale(m->albedo, c * PW_INV_PI);
+}
+
+/* Samples the incident direction for a ray arriving along d. Returns 0 when
+ * the path is absorbed. */
+PW_HD int pw_bsdf_sample_dir(const pw_material *m, const pw_surface *sf, pw_vec3 d, pw_rng *rng, pw_bsdf_sample *out)
+{
+    float u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
+    switch (m->type) {
+    case PW_MAT_LAMBERT: {
+        pw_vec3 nl = pw_facing_normal(sf, d);
+        out->wi = pw_sample_cosine_about(nl, u1, u2);
+        float c = v3_dot(out->wi, nl);
+        if (c <= 0.0f)
+            return 0;
+        out->pdf = c * PW_INV_PI;
+        out->weight = m->albedo;
+        out->specular = 0;
+        return 1;
+    }
+    case PW_MAT_METAL: {
+        pw_vec3 nl = pw_facing_normal(sf, d);
+        pw_vec3 refl = v3_reflect(d, nl);
+        if (m->roughness > 0.0f)
+            refl = v3_add(refl, v3_scale(pw_sample_unit_ball(u1, u2, pw_rng_next(rng)), m->roughness));
+        out->wi = v3_norm(refl);
+        out->pdf = 0.0f;
+        out->weight = m->albedo;
+        out->specular = 1;
+        return v3_dot(out->wi, nl) > 0.0f;
+    }
+    case PW_MAT_DIELECTRIC: {
+        pw_vec3 n = sf->front ? sf->ns : v3_neg(sf->ns);
+        float eta = sf->front ? 1.0f / m->ior : m->ior;
+        float cos_i = pw_minf(1.0f, -v3_dot(d, n));
+        float cos_t;
+        float f = pw_fresnel_dielectric(cos_i, eta, &cos_t);
+        if (u1 < f)
+            out->wi = v3_reflect(d, n);
+        else
+            out->wi = v3_norm(v3_add(v3_scale(d, eta), v3_scale(n, eta * cos_i - cos_t)));
+        out->pdf = 0.0f;
+        out->weight = m->albedo;
+        out->specular = 1;
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+#endif

@@ -1,0 +1,109 @@
+/* The light table: every emissive primitive, chosen in proportion to its
+ * emitted power through an alias table (Vose's method) so that drawing a
+ * light costs O(1) whatever their number. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "scene/scene.h"
+
+static float prim_power(const pw_scene *s, uint32_t prim, const pw_material *m)
+{
+    float le = v3_luminance(m->emission);
+    if (le <= 0.0f)
+        le = (m->emission.x + m->emission.y + m->emission.z) / 3.0f;
+    if (prim < s->n_spheres) {
+        float r = s->spheres[prim].r;
+        return le * PW_PI * 4.0f * PW_PI * r * r;
+    }
+    const uint32_t *ix = s->tri_idx + 3 * (prim - s->n_spheres);
+    pw_vec3 p0 = s->pos[ix[0]];
+    float area = 0.5f * v3_len(v3_cross(v3_sub(s->pos[ix[1]], p0), v3_sub(s->pos[ix[2]], p0)));
+    return le * PW_PI * area * ((m->flags & PW_MATF_TWO_SIDED) ? 2.0f : 1.0f);
+}
+
+static const pw_material *prim_material(const pw_scene *s, uint32_t prim)
+{
+    return &s->mats[prim < s->n_spheres ? s->sphere_mat[prim] : s->tri_mat[prim - s->n_spheres]];
+}
+
+/* Vose's alias method: split probabilities into "small" and "large" and pair
+ * each small slot with a large donor. */
+static void build_alias(const float *pmf, uint32_t n, float *prob, uint32_t *alias, uint32_t *work)
+{
+    uint32_t *small = work, *large = work + n;
+    uint32_t ns = 0, nl = 0;
+    float *scaled = prob; /* reused in place */
+    for (uint32_t i = 0; i < n; i++) {
+        scaled[i] = pmf[i] * (float)n;
+        alias[i] = i;
+        if (scaled[i] < 1.0f)
+            small[ns++] = i;
+        else
+            large[nl++] = i;
+    }
+    while (ns && nl) {
+        uint32_t sm = small[--ns], lg = large[nl - 1];
+        alias[sm] = lg;
+        scaled[lg] -= 1.0f - scaled[sm];
+        if (scaled[lg] < 1.0f) {
+            nl--;
+            small[ns++] = lg;
+        }
+    }
+    while (nl)
+        scaled[large[--nl]] = 1.0f;
+    while (ns)
+        scaled[small[--ns]] = 1.0f; /* only rounding leaves these */
+}
+
+pw_status pw_light_table_build(const pw_scene *s, pw_light_table *t)
+{
+    memset(t, 0, sizeof *t);
+    uint32_t n_prims = s->n_spheres + s->n_tris, n = 0;
+    for (uint32_t p = 0; p < n_prims; p++)
+        if (!v3_is_zero(prim_material(s, p)->emission))
+            n++;
+    t->prim_light = malloc((size_t)n_prims * sizeof *t->prim_light);
+    if (!t->prim_light)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the light table", s->name);
+    memset(t->prim_light, 0xff, (size_t)n_prims * sizeof *t->prim_light);
+    if (n == 0)
+        return PW_OK;
+    t->lights = malloc(n * sizeof *t->lights);
+    t->pmf = malloc(n * sizeof *t->pmf);
+    t->alias_prob = malloc(n * sizeof *t->alias_prob);
+    t->alias_idx = malloc(n * sizeof *t->alias_idx);
+    uint32_t *work = malloc(2 * (size_t)n * sizeof *work);
+    if (!t->lights || !t->pmf || !t->alias_prob || !t->alias_idx || !work) {
+        free(work);
+        pw_light_table_free(t);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the light table", s->name);
+    }
+    double total = 0.0;
+    for (uint32_t p = 0; p < n_prims; p++) {
+        const pw_material *m = prim_material(s, p);
+        if (v3_is_zero(m->emission))
+            continue;
+        t->lights[t->count].type = p < s->n_spheres ? PW_LIGHT_SPHERE : PW_LIGHT_TRIANGLE;
+        t->lights[t->count].prim = p;
+        t->pmf[t->count] = prim_power(s, p, m);
+        total += t->pmf[t->count];
+        t->prim_light[p] = t->count++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        t->pmf[i] = total > 0.0 ? (float)(t->pmf[i] / total) : 1.0f / (float)n;
+    build_alias(t->pmf, n, t->alias_prob, t->alias_idx, work);
+    free(work);
+    return PW_OK;
+}
+
+void pw_light_table_free(pw_light_table *t)
+{
+    free(t->lights);
+    free(t->pmf);
+    free(t->alias_prob);
+    free(t->alias_idx);
+    free(t->prim_light);
+    memset(t, 0, sizeof *t);
+}

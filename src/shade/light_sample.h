@@ -1,0 +1,106 @@
+/* Next-event estimation: choosing an emissive primitive in proportion to its
+ * power (alias table, O(1)) and a direction toward it, and the density of
+ * that choice for MIS when a BSDF-sampled ray hits the same light. */
+#ifndef PW_LIGHT_SAMPLE_H
+#define PW_LIGHT_SAMPLE_H
+
+#include "core/sampling.h"
+#include "geom/intersect.h"
+#include "scene/scene_view.h"
+
+typedef struct pw_light_sample {
+    pw_vec3 wi;  /* unit direction from the shading point to the light */
+    float dist;  /* distance to the sampled point */
+    pw_vec3 Le;  /* emitted radiance toward the shading point */
+    float pdf;   /* solid-angle density including the light's selection probability */
+} pw_light_sample;
+
+PW_HD uint32_t pw_light_pick(const pw_scene_view *s, float u)
+{
+    float x = u * (float)s->n_lights;
+    uint32_t i = (uint32_t)x;
+    if (i >= s->n_lights)
+        i = s->n_lights - 1;
+    return (x - (float)i) < s->alias_prob[i] ? i : s->alias_idx[i];
+}
+
+/* cos of the half-angle a sphere subtends from a point at squared distance d2
+ * (0 if the point is inside it). */
+PW_HD float pw_sphere_cos_max(float r, float d2)
+{
+    float s2 = r * r / d2;
+    return s2 < 1.0f ? sqrtf(1.0f - s2) : -1.0f;
+}
+
+PW_HD int pw_emits_toward(const pw_material *m, int front, int is_sphere)
+{
+    return is_sphere || front || (m->flags & PW_MATF_TWO_SIDED);
+}
+
+/* Samples a point on light li as seen from p. Returns 0 when it cannot
+ * contribute (p inside a sphere light, behind a one-sided emitter). */
+PW_HD int pw_light_sample_dir(const pw_scene_view *s, uint32_t li, pw_vec3 p, float u1, float u2, pw_light_sample *ls)
+{
+    pw_light l = s->lights[li];
+    float pmf = s->light_pmf[li];
+    if (l.type == PW_LIGHT_SPHERE) {
+        pw_sphere sp = s->spheres[l.prim];
+        pw_vec3 to_c = v3_sub(sp.c, p);
+        float d2 = v3_len2(to_c);
+        float cos_max = pw_sphere_cos_max(sp.r, d2);
+        if (cos_max < 0.0f)
+            return 0;
+        pw_vec3 w = v3_scale(to_c, 1.0f / sqrtf(d2));
+        ls->wi = pw_sample_cone(w, cos_max, u1, u2);
+        float t = pw_intersect_sphere(p, ls->wi, sp.c, sp.r, 0.0f, PW_INF);
+        ls->dist = t > 0.0f ? t : sqrtf(pw_maxf(0.0f, d2 - sp.r * sp.r));
+        ls->Le = s->mats[s->sphere_mat[l.prim]].emission;
+        ls->pdf = pmf / (2.0f * PW_PI * (1.0f - cos_max));
+        return 1;
+    }
+    uint32_t tri = l.prim - s->n_spheres;
+    const uint32_t *ix = s->tri_idx + 3 * tri;
+    pw_vec3 p0 = s->pos[ix[0]], p1 = s->pos[ix[1]], p2 = s->pos[ix[2]];
+    float b1, b2;
+    pw_sample_triangle(u1, u2, &b1, &b2);
+    pw_vec3 q = v3_add(v3_add(v3_scale(p0, 1.0f - b1 - b2), v3_scale(p1, b1)), v3_scale(p2, b2));
+    pw_vec3 cr = v3_cross(v3_sub(p1, p0), v3_sub(p2, p0));
+    float area2 = v3_len(cr);
+    pw_vec3 to_q = v3_sub(q, p);
+    float dist2 = v3_len2(to_q);
+    if (area2 <= 0.0f || dist2 <= 0.0f)
+        return 0;
+    ls->dist = sqrtf(dist2);
+    ls->wi = v3_scale(to_q, 1.0f / ls->dist);
+    float cos_l = -v3_dot(ls->wi, cr) / area2;
+    const pw_material *m = &s->mats[s->tri_mat[tri]];
+    if (!pw_emits_toward(m, cos_l > 0.0f, 0) || cos_l == 0.0f)
+        return 0;
+    ls->Le = m->emission;
+    ls->pdf = pmf * dist2 / (fabsf(cos_l) * 0.5f * area2);
+    return 1;
+}
+
+/* Density with which pw_light_sample_dir would have chosen the point q (with
+ * geometric normal ng) on primitive prim from p. */
+PW_HD float pw_light_pdf(const pw_scene_view *s, uint32_t prim, pw_vec3 p, pw_vec3 q, pw_vec3 ng)
+{
+    uint32_t li = s->prim_light ? s->prim_light[prim] : PW_NO_LIGHT;
+    if (li == PW_NO_LIGHT)
+        return 0.0f;
+    float pmf = s->light_pmf[li];
+    if (prim < s->n_spheres) {
+        pw_sphere sp = s->spheres[prim];
+        float cos_max = pw_sphere_cos_max(sp.r, v3_len2(v3_sub(sp.c, p)));
+        return cos_max < 0.0f ? 0.0f : pmf / (2.0f * PW_PI * (1.0f - cos_max));
+    }
+    const uint32_t *ix = s->tri_idx + 3 * (prim - s->n_spheres);
+    pw_vec3 p0 = s->pos[ix[0]], p1 = s->pos[ix[1]], p2 = s->pos[ix[2]];
+    float area = 0.5f * v3_len(v3_cross(v3_sub(p1, p0), v3_sub(p2, p0)));
+    pw_vec3 to_q = v3_sub(q, p);
+    float dist2 = v3_len2(to_q);
+    float cos_l = fabsf(v3_dot(v3_scale(to_q, 1.0f / sqrtf(dist2)), ng));
+    return cos_l > 0.0f && area > 0.0f ? pmf * dist2 / (cos_l * area) : 0.0f;
+}
+
+#endif
