@@ -76,6 +76,7 @@ typedef struct pw_settings {
     int threads;     /* CPU threads; 0 = all cores */
     pw_backend backend;
     pw_light_mode light_mode;
+    int cpu_bvh_width; /* 8 (AVX2 wide BVH, the default where available) or 2 (the GPU's binary BVH) */
 } pw_settings;
 
 /* The scene's own defaults (resolution, spp, depth, light mode). */

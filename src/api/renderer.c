@@ -42,6 +42,8 @@ static pw_status check_settings(const pw_scene *scene, const pw_settings *s)
                        s->width, s->height, MAX_SIDE, MAX_PIXELS);
     if (s->max_depth < 0 || s->max_depth > 1024)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "max depth %d is out of range (0..1024)", s->max_depth);
+    if (s->cpu_bvh_width != 2 && s->cpu_bvh_width != 8)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "CPU BVH width %d is not 2 or 8", s->cpu_bvh_width);
     if (s->threads < 0 || s->threads > 1024)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "thread count %d is out of range (0..1024)", s->threads);
     if (s->light_mode == PW_LIGHT_MODE_TOY) {
@@ -92,6 +94,8 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.seed = s.seed;
     r->params.light_mode = (uint32_t)s.light_mode;
     r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
+    if (s.cpu_bvh_width == 8 && pw_bvh8_build(&r->view, &r->bvh8))
+        r->view.cpu_bvh8 = &r->bvh8;
     *out = r;
     return PW_OK;
 }
@@ -100,6 +104,7 @@ void pw_renderer_free(pw_renderer *r)
 {
     if (!r)
         return;
+    pw_bvh8_free(&r->bvh8);
     free(r->sum);
     free(r->count);
     free(r);

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include "pathwave.h"
+#include "accel/bvh8_cpu.h"
 #include "scene/scene.h"
 
 struct pw_renderer {
@@ -13,6 +14,7 @@ struct pw_renderer {
     pw_render_params params;
     pw_scene_view view;   /* host view; backends with device memory keep their own */
     pw_backend backend;
+    pw_bvh8 bvh8;         /* CPU backends: the 8-wide BVH the view points to */
     float *sum;           /* 3 floats per pixel: summed radiance */
     uint32_t *count;      /* samples per pixel; Ctrl-C can leave a pass half done */
     pw_render_stats stats;

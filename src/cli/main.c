@@ -34,6 +34,7 @@ static const char *const usage_render =
     "  --light-mode MODE    mis, toy or none [scene's default]\n"
     "  --tonemap NAME       clamp, aces or reinhard, for PNG [clamp]\n"
     "  --exposure X         multiply radiance before tonemapping [1]\n"
+    "  --cpu-bvh 8|2        CPU BVH: 8-wide AVX2 or the GPU's binary layout [8]\n"
     "  --stats              print scene and ray statistics\n"
     "  -q, --quiet          no progress bar and no summary\n"
     "\n"

@@ -4,7 +4,7 @@
 #ifndef PW_PATH_H
 #define PW_PATH_H
 
-#include "accel/bvh_traverse.h"
+#include "accel/trace.h"
 #include "shade/bsdf.h"
 #include "shade/camera.h"
 #include "shade/environment.h"
@@ -178,7 +178,7 @@ PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm,
     for (;;) {
         pw_hit h;
         (*ext_rays)++;
-        if (!pw_bvh_trace(s, p.ray, s->t_min, PW_INF, 0, &h)) {
+        if (!pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h)) {
             pw_path_miss(s, &p);
             break;
         }
@@ -187,7 +187,7 @@ PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm,
         *shadow_rays += (uint32_t)n;
         for (int i = 0; i < n; i++) {
             pw_hit hs;
-            if (!pw_bvh_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
+            if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
                 p.L = v3_add(p.L, sh[i].contrib);
         }
         if (!alive)

@@ -98,6 +98,8 @@ typedef struct pw_scene_view {
     const uint32_t *prim_light;   /* primitive id -> light index, or PW_NO_LIGHT */
     uint32_t n_lights;
 
+    const void *cpu_bvh8; /* CPU only: an 8-wide BVH traced instead of nodes (accel/bvh8_cpu.h) */
+
     pw_env env;
     pw_camera cam;
     float t_min; /* minimum hit distance on top of the origin offset (the toy scene's 0.001) */

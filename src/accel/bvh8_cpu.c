@@ -1,0 +1,370 @@
+/* 8-wide BVH for the CPU: conversion from the binary BVH and AVX2 traversal.
+ * The sphere lanes compute exactly the operations of pw_intersect_sphere in
+ * the same order, so hits are bit-identical to the shared scalar code. */
+#include "accel/bvh8_cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "accel/bvh_traverse.h"
+
+#ifdef __AVX2__
+#include <immintrin.h>
+
+typedef struct conv {
+    const pw_scene_view *s;
+    uint32_t *count; /* primitives under each binary node */
+    uint32_t *tris;  /* triangles under each binary node */
+    pw_bvh8 *b;
+    uint32_t cap_nodes, cap_leaves, cap_blocks, cap_tris;
+    uint32_t *sph, n_sph; /* scratch: spheres of the leaf being made */
+} conv;
+
+static void count_prims(conv *c, uint32_t n)
+{
+    const pw_bvh_node *nd = &c->s->nodes[n];
+    if (nd->count > 0) {
+        c->count[n] = nd->count;
+        c->tris[n] = 0;
+        for (uint32_t i = nd->first; i < nd->first + nd->count; i++)
+            c->tris[n] += c->s->prim_ref[i] >= c->s->n_spheres;
+        return;
+    }
+    count_prims(c, nd->first);
+    count_prims(c, nd->first + 1);
+    c->count[n] = c->count[nd->first] + c->count[nd->first + 1];
+    c->tris[n] = c->tris[nd->first] + c->tris[nd->first + 1];
+}
+
+static int is_leaf(const conv *c, uint32_t n)
+{
+    return c->count[n] <= PW_BVH8_LEAF_PRIMS || (c->tris[n] == 0 && c->count[n] <= PW_BVH8_LEAF_SPHERES);
+}
+
+static float node_area(const pw_bvh_node *n)
+{
+    float dx = n->bmax[0] - n->bmin[0], dy = n->bmax[1] - n->bmin[1], dz = n->bmax[2] - n->bmin[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+static int reserve(void **p, uint32_t *cap, uint32_t need, size_t sz)
+{
+    if (need <= *cap)
+        return 1;
+    uint32_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*p, (size_t)nc * sz);
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = nc;
+    return 1;
+}
+
+static void gather_prims(conv *c, uint32_t n)
+{
+    const pw_bvh_node *nd = &c->s->nodes[n];
+    if (nd->count == 0) {
+        gather_prims(c, nd->first);
+        gather_prims(c, nd->first + 1);
+        return;
+    }
+    for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+        uint32_t p = c->s->prim_ref[i];
+        if (p < c->s->n_spheres)
+            c->sph[c->n_sph++] = p;
+        else
+            c->b->tri_prims[c->b->n_tri_prims++] = p;
+    }
+}
+
+/* A small binary subtree becomes one wide leaf: its spheres in blocks of 8
+ * lanes, its triangles in a list. */
+static int32_t make_leaf(conv *c, uint32_t n)
+{
+    pw_bvh8 *b = c->b;
+    uint32_t nb = (c->count[n] - c->tris[n] + 7) / 8;
+    if (!reserve((void **)&b->leaves, &c->cap_leaves, b->n_leaves + 1, sizeof *b->leaves) ||
+        !reserve((void **)&b->blocks, &c->cap_blocks, b->n_blocks + nb, sizeof *b->blocks) ||
+        !reserve((void **)&b->tri_prims, &c->cap_tris, b->n_tri_prims + c->tris[n], sizeof *b->tri_prims))
+        return INT32_MIN;
+    pw_bvh8_leaf *leaf = &b->leaves[b->n_leaves];
+    leaf->tri_first = b->n_tri_prims;
+    leaf->tri_count = c->tris[n];
+    leaf->block_first = b->n_blocks;
+    leaf->block_count = nb;
+    c->n_sph = 0;
+    gather_prims(c, n);
+    for (uint32_t k = 0; k < 8 * nb; k++) {
+        pw_sphere8 *blk = &b->blocks[b->n_blocks + k / 8];
+        uint32_t lane = k % 8;
+        if (k < c->n_sph) {
+            pw_sphere sp = c->s->spheres[c->sph[k]];
+            blk->cx[lane] = sp.c.x, blk->cy[lane] = sp.c.y, blk->cz[lane] = sp.c.z, blk->r[lane] = sp.r;
+            blk->prim[lane] = c->sph[k];
+        } else {
+            blk->cx[lane] = PW_INF, blk->cy[lane] = blk->cz[lane] = blk->r[lane] = 0.0f;
+            blk->prim[lane] = PW_NO_HIT;
+        }
+    }
+    b->n_blocks += nb;
+    return ~(int32_t)b->n_leaves++;
+}
+
+static int32_t convert(conv *c, uint32_t n);
+
+/* Collapses binary nodes under n into up to 8 children, opening the largest
+ * inner child first (the usual greedy collapse by surface area). */
+static int32_t make_inner(conv *c, uint32_t n)
+{
+    uint32_t kids[8], nk = 2;
+    kids[0] = c->s->nodes[n].first;
+    kids[1] = kids[0] + 1;
+    while (nk < 8) {
+        int best = -1;
+        float best_area = -1.0f;
+        for (uint32_t i = 0; i < nk; i++) {
+            const pw_bvh_node *k = &c->s->nodes[kids[i]];
+            if (k->count == 0 && !is_leaf(c, kids[i]) && node_area(k) > best_area) {
+                best = (int)i;
+                best_area = node_area(k);
+            }
+        }
+        if (best < 0)
+            break;
+        uint32_t open = kids[best];
+        kids[best] = c->s->nodes[open].first;
+        kids[nk++] = c->s->nodes[open].first + 1;
+    }
+    pw_bvh8 *b = c->b;
+    if (!reserve((void **)&b->nodes, &c->cap_nodes, b->n_nodes + 1, sizeof *b->nodes))
+        return INT32_MIN;
+    uint32_t me = b->n_nodes++;
+    pw_bvh8_node tmp;
+    memset(&tmp, 0, sizeof tmp);
+    for (int k = 0; k < 8; k++)
+        for (int a = 0; a < 3; a++) {
+            tmp.lo[a][k] = PW_INF;
+            tmp.hi[a][k] = -PW_INF;
+        }
+    for (uint32_t i = 0; i < nk; i++) {
+        const pw_bvh_node *k = &c->s->nodes[kids[i]];
+        for (int a = 0; a < 3; a++) {
+            tmp.lo[a][i] = k->bmin[a];
+            tmp.hi[a][i] = k->bmax[a];
+        }
+        tmp.child[i] = convert(c, kids[i]);
+        if (tmp.child[i] == INT32_MIN)
+            return INT32_MIN;
+    }
+    for (uint32_t i = nk; i < 8; i++)
+        tmp.child[i] = INT32_MIN;
+    b->nodes[me] = tmp; /* b->nodes may have moved during the recursion */
+    return (int32_t)me;
+}
+
+static int32_t convert(conv *c, uint32_t n)
+{
+    return is_leaf(c, n) ? make_leaf(c, n) : make_inner(c, n);
+}
+
+int pw_bvh8_build(const pw_scene_view *s, pw_bvh8 *out)
+{
+    memset(out, 0, sizeof *out);
+    conv c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.b = out;
+    uint32_t n_bin = 2 * (s->n_spheres + s->n_tris);
+    c.count = malloc((size_t)n_bin * sizeof *c.count);
+    c.tris = malloc((size_t)n_bin * sizeof *c.tris);
+    c.sph = malloc((size_t)PW_BVH8_LEAF_SPHERES * sizeof *c.sph);
+    int32_t root = INT32_MIN;
+    if (c.count && c.tris && c.sph) {
+        count_prims(&c, 0);
+        root = convert(&c, 0);
+    }
+    free(c.count);
+    free(c.tris);
+    free(c.sph);
+    if (root == INT32_MIN) {
+        pw_bvh8_free(out);
+        return 0;
+    }
+    out->root_is_leaf = root < 0;
+    return 1;
+}
+
+/* Ray constants broadcast to all lanes. */
+typedef struct ray8 {
+    __m256 ox, oy, oz, dx, dy, dz;
+} ray8;
+
+/* Distances of the 8 spheres of a block in (tmin, tmax), +inf where missed.
+ * Each lane performs exactly the operations of pw_intersect_sphere in the
+ * same order. */
+static __m256 sphere_block(const pw_sphere8 *l, const ray8 *r, __m256 lo, __m256 hi)
+{
+    __m256 cx = _mm256_loadu_ps(l->cx), cy = _mm256_loadu_ps(l->cy), cz = _mm256_loadu_ps(l->cz);
+    __m256 rad = _mm256_loadu_ps(l->r);
+    __m256 fx = _mm256_sub_ps(r->ox, cx), fy = _mm256_sub_ps(r->oy, cy), fz = _mm256_sub_ps(r->oz, cz);
+    __m256 fd = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(fx, r->dx), _mm256_mul_ps(fy, r->dy)),
+                              _mm256_mul_ps(fz, r->dz));
+    __m256 b = _mm256_xor_ps(fd, _mm256_set1_ps(-0.0f));
+    __m256 lx = _mm256_add_ps(fx, _mm256_mul_ps(r->dx, b));
+    __m256 ly = _mm256_add_ps(fy, _mm256_mul_ps(r->dy, b));
+    __m256 lz = _mm256_add_ps(fz, _mm256_mul_ps(r->dz, b));
+    __m256 ll = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(lx, lx), _mm256_mul_ps(ly, ly)), _mm256_mul_ps(lz, lz));
+    __m256 r2 = _mm256_mul_ps(rad, rad);
+    __m256 disc = _mm256_sub_ps(r2, ll);
+    __m256 ok = _mm256_cmp_ps(disc, _mm256_setzero_ps(), _CMP_GE_OQ);
+    if (_mm256_movemask_ps(ok) == 0)
+        return _mm256_set1_ps(PW_INF);
+    __m256 sign = _mm256_and_ps(b, _mm256_set1_ps(-0.0f));
+    __m256 q = _mm256_add_ps(b, _mm256_or_ps(_mm256_sqrt_ps(_mm256_max_ps(disc, _mm256_setzero_ps())), sign));
+    __m256 ff = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(fx, fx), _mm256_mul_ps(fy, fy)), _mm256_mul_ps(fz, fz));
+    __m256 qnz = _mm256_cmp_ps(q, _mm256_setzero_ps(), _CMP_NEQ_UQ);
+    __m256 t0 = _mm256_and_ps(_mm256_div_ps(_mm256_sub_ps(ff, r2), q), qnz);
+    __m256 tn = _mm256_min_ps(t0, q), tf = _mm256_max_ps(t0, q);
+    __m256 tn_ok = _mm256_and_ps(_mm256_cmp_ps(tn, lo, _CMP_GT_OQ), _mm256_cmp_ps(tn, hi, _CMP_LT_OQ));
+    __m256 tf_ok = _mm256_and_ps(_mm256_cmp_ps(tf, lo, _CMP_GT_OQ), _mm256_cmp_ps(tf, hi, _CMP_LT_OQ));
+    __m256 t = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_set1_ps(PW_INF), tf, tf_ok), tn, tn_ok);
+    return _mm256_blendv_ps(_mm256_set1_ps(PW_INF), t, ok);
+}
+
+/* Nearest sphere of a leaf closer than *tmax: the blocks keep a running
+ * per-lane minimum and one horizontal reduction picks the winner. */
+static int leaf_spheres(const pw_sphere8 *blocks, uint32_t n, const ray8 *r, float tmin, float *tmax, pw_hit *hit,
+                        int any_hit)
+{
+    __m256 lo = _mm256_set1_ps(tmin), hi = _mm256_set1_ps(*tmax);
+    __m256 best = _mm256_set1_ps(PW_INF);
+    __m256i best_prim = _mm256_setzero_si256();
+    for (uint32_t k = 0; k < n; k++) {
+        __m256 t = sphere_block(&blocks[k], r, lo, hi);
+        __m256 closer = _mm256_cmp_ps(t, best, _CMP_LT_OQ);
+        if (any_hit && _mm256_movemask_ps(closer))
+            return 1;
+        best = _mm256_blendv_ps(best, t, closer);
+        best_prim = _mm256_castps_si256(_mm256_blendv_ps(
+            _mm256_castsi256_ps(best_prim), _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)blocks[k].prim)),
+            closer));
+    }
+    __m256 m = _mm256_min_ps(best, _mm256_permute2f128_ps(best, best, 1));
+    m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+    float tbest = _mm256_cvtss_f32(m);
+    if (!(tbest < *tmax))
+        return 0;
+    int lane = __builtin_ctz((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(best, m, _CMP_EQ_OQ)));
+    uint32_t prims[8];
+    _mm256_storeu_si256((__m256i *)prims, best_prim);
+    *tmax = tbest;
+    hit->t = tbest;
+    hit->prim = prims[lane];
+    hit->u = hit->v = 0.0f;
+    return 1;
+}
+
+int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+{
+    hit->prim = PW_NO_HIT;
+    hit->t = tmax;
+    hit->u = hit->v = 0.0f;
+    pw_vec3 inv = pw_safe_inverse(r.d);
+    pw_ray_shear sh;
+    if (s->n_tris)
+        sh = pw_ray_shear_make(r.d);
+    ray8 r8;
+    __m256 ox = r8.ox = _mm256_set1_ps(r.o.x), oy = r8.oy = _mm256_set1_ps(r.o.y), oz = r8.oz = _mm256_set1_ps(r.o.z);
+    r8.dx = _mm256_set1_ps(r.d.x), r8.dy = _mm256_set1_ps(r.d.y), r8.dz = _mm256_set1_ps(r.d.z);
+    __m256 ix = _mm256_set1_ps(inv.x), iy = _mm256_set1_ps(inv.y), iz = _mm256_set1_ps(inv.z);
+    /* The near plane on each axis is the lower bound when the direction is
+     * positive; an empty slot (lo = +inf, hi = -inf) is then never entered. */
+    int nx = inv.x < 0.0f, ny = inv.y < 0.0f, nz = inv.z < 0.0f;
+    __m256 vtmin = _mm256_set1_ps(tmin);
+    const __m256 widen = _mm256_set1_ps(1.00000024f);
+    int32_t stack[PW_BVH_STACK * 8];
+    float stack_t[PW_BVH_STACK * 8];
+    int sp = 0, found = 0;
+    stack[sp] = b->root_is_leaf ? ~0 : 0;
+    stack_t[sp++] = tmin;
+    while (sp > 0) {
+        sp--;
+        if (stack_t[sp] >= tmax)
+            continue; /* a closer hit was found since this entry was pushed */
+        int32_t cur = stack[sp];
+        if (cur < 0) {
+            const pw_bvh8_leaf *l = &b->leaves[~cur];
+            if (l->block_count && leaf_spheres(b->blocks + l->block_first, l->block_count, &r8, tmin, &tmax, hit, any_hit)) {
+                if (any_hit)
+                    return 1;
+                found = 1;
+            }
+            for (uint32_t i = l->tri_first; i < l->tri_first + l->tri_count; i++)
+                if (pw_intersect_prim(s, b->tri_prims[i], r.o, r.d, &sh, tmin, &tmax, hit)) {
+                    if (any_hit)
+                        return 1;
+                    found = 1;
+                }
+            continue;
+        }
+        const pw_bvh8_node *n = &b->nodes[cur];
+        __m256 t0x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(nx ? n->hi[0] : n->lo[0]), ox), ix);
+        __m256 t1x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(nx ? n->lo[0] : n->hi[0]), ox), ix);
+        __m256 t0y = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(ny ? n->hi[1] : n->lo[1]), oy), iy);
+        __m256 t1y = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(ny ? n->lo[1] : n->hi[1]), oy), iy);
+        __m256 t0z = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(nz ? n->hi[2] : n->lo[2]), oz), iz);
+        __m256 t1z = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(nz ? n->lo[2] : n->hi[2]), oz), iz);
+        __m256 tn = _mm256_max_ps(_mm256_max_ps(t0x, t0y), _mm256_max_ps(t0z, vtmin));
+        __m256 tf = _mm256_min_ps(_mm256_min_ps(t1x, t1y), _mm256_min_ps(t1z, _mm256_set1_ps(tmax)));
+        int mask = _mm256_movemask_ps(_mm256_cmp_ps(tn, _mm256_mul_ps(tf, widen), _CMP_LE_OQ));
+        if (!mask)
+            continue;
+        float tns[8] __attribute__((aligned(32)));
+        _mm256_store_ps(tns, tn);
+        /* Push hit children farthest first so the nearest is popped next. */
+        int base = sp;
+        while (mask) {
+            int k = __builtin_ctz((unsigned)mask);
+            mask &= mask - 1;
+            float t = tns[k];
+            int j = sp++;
+            while (j > base && stack_t[j - 1] < t) {
+                stack[j] = stack[j - 1];
+                stack_t[j] = stack_t[j - 1];
+                j--;
+            }
+            stack[j] = n->child[k];
+            stack_t[j] = t;
+        }
+    }
+    return found;
+}
+
+#else /* no AVX2: the CPU traces the binary BVH */
+
+int pw_bvh8_build(const pw_scene_view *s, pw_bvh8 *out)
+{
+    (void)s;
+    memset(out, 0, sizeof *out);
+    return 0;
+}
+
+int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+{
+    (void)b;
+    return pw_bvh_trace(s, r, tmin, tmax, any_hit, hit);
+}
+
+#endif
+
+void pw_bvh8_free(pw_bvh8 *b)
+{
+    free(b->nodes);
+    free(b->leaves);
+    free(b->blocks);
+    free(b->tri_prims);
+    memset(b, 0, sizeof *b);
+}

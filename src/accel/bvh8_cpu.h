@@ -1,0 +1,57 @@
+/* An 8-wide BVH for the CPU backends, converted from the shared binary BVH:
+ * one AVX2 instruction sequence tests a node's eight child boxes, and a leaf
+ * tests up to eight spheres at once. Triangles in a leaf use the shared
+ * watertight test. Built only where AVX2 is available; elsewhere the CPU
+ * traces the binary BVH like the GPU does. */
+#ifndef PW_BVH8_CPU_H
+#define PW_BVH8_CPU_H
+
+#include "geom/ray.h"
+#include "scene/scene_view.h"
+
+#define PW_BVH8_WIDTH 8
+
+/* 256 bytes, 64-byte aligned. Empty slots have lo = +inf, hi = -inf so that
+ * no ray enters them. child >= 0: inner node; child < 0: leaf ~child. */
+typedef struct pw_bvh8_node {
+    float lo[3][8];    /* 96: per-axis lower bounds of the 8 children */
+    float hi[3][8];    /* 96 */
+    int32_t child[8];  /* 32 */
+    uint32_t pad[8];   /* 32: keeps nodes on cache-line pairs */
+} pw_bvh8_node;
+
+/* 160 bytes: 8 spheres as SoA lanes. Unused lanes have r = 0 and
+ * cx = +inf, which no ray hits. */
+typedef struct pw_sphere8 {
+    float cx[8], cy[8], cz[8], r[8]; /* 128 */
+    uint32_t prim[8];                /*  32 */
+} pw_sphere8;
+
+/* 16 bytes: a leaf's sphere blocks and triangles. */
+typedef struct pw_bvh8_leaf {
+    uint32_t block_first, block_count; /* into pw_bvh8.blocks */
+    uint32_t tri_first, tri_count;     /* into pw_bvh8.tri_prims */
+} pw_bvh8_leaf;
+
+/* Subtrees of at most this many spheres become one leaf: testing a few
+ * blocks of 8 spheres costs less than a node visit, its sorting and stack. */
+#define PW_BVH8_LEAF_SPHERES 64
+#define PW_BVH8_LEAF_PRIMS 8
+
+typedef struct pw_bvh8 {
+    pw_bvh8_node *nodes;
+    pw_bvh8_leaf *leaves;
+    pw_sphere8 *blocks;
+    uint32_t *tri_prims; /* primitive ids of the triangles of all leaves */
+    uint32_t n_nodes, n_leaves, n_blocks, n_tri_prims;
+    int root_is_leaf;
+} pw_bvh8;
+
+/* Converts the binary BVH of the view; returns 0 when out of memory or when
+ * this build has no AVX2 path (the caller then traces the binary BVH). */
+int pw_bvh8_build(const pw_scene_view *s, pw_bvh8 *out);
+void pw_bvh8_free(pw_bvh8 *b);
+/* Same contract as pw_bvh_trace. */
+int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit);
+
+#endif
