@@ -52,12 +52,13 @@ void pw_scene_get_info(const pw_scene *scene, pw_scene_info *info);
 /* ---- rendering ---- */
 typedef enum pw_backend {
     PW_BACKEND_AUTO = 0, /* the GPU when one is usable, else the CPU */
-    PW_BACKEND_CPU,
+    PW_BACKEND_CPU,      /* CPU megakernel: one thread walks a whole path */
+    PW_BACKEND_CUDA_MEGA, /* CUDA megakernel: one GPU thread walks a whole path */
     PW_BACKEND_COUNT
 } pw_backend;
 
 const char *pw_backend_name(pw_backend backend);
-/* Parses "auto", "cpu", ...; returns PW_ERR_INVALID_ARGUMENT otherwise. */
+/* Parses "auto", "cpu", "cuda-mega"; returns PW_ERR_INVALID_ARGUMENT otherwise. */
 pw_status pw_backend_from_name(const char *name, pw_backend *out);
 
 typedef enum pw_light_mode {
@@ -97,11 +98,14 @@ typedef struct pw_render_stats {
     uint64_t camera_rays, bounce_rays, shadow_rays;
     uint64_t samples;       /* pixel samples traced */
     double render_seconds;  /* wall time inside pw_renderer_render */
+    double device_seconds;  /* time of the work itself: CUDA events on the GPU, wall time on the CPU */
 } pw_render_stats;
 void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
 
 /* Mean linear radiance per pixel into rgb (3 * width * height floats). */
-pw_status pw_renderer_image(const pw_renderer *r, float *rgb);
+pw_status pw_renderer_image(pw_renderer *r, float *rgb);
+/* Why --backend auto chose the CPU ("" otherwise). */
+const char *pw_renderer_backend_note(const pw_renderer *r);
 void pw_renderer_size(const pw_renderer *r, int *width, int *height);
 
 /* ---- images ---- */

@@ -9,6 +9,10 @@
 #include "geom/ray.h"
 #include "scene/scene_view.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PW_BVH8_WIDTH 8
 
 /* 256 bytes, 64-byte aligned. Empty slots have lo = +inf, hi = -inf so that
@@ -54,4 +58,7 @@ void pw_bvh8_free(pw_bvh8 *b);
 /* Same contract as pw_bvh_trace. */
 int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

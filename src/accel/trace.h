@@ -5,6 +5,29 @@
 #include "accel/bvh8_cpu.h"
 #include "accel/bvh_traverse.h"
 
+/* Small sphere-only scenes: every sphere against the ray. With the spheres
+ * in shared memory this beats any tree (BENCHMARKS.md B1 anchors). */
+PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+{
+    int found = 0;
+    hit->prim = PW_NO_HIT;
+    hit->t = tmax;
+    hit->u = hit->v = 0.0f;
+    for (uint32_t i = 0; i < s->n_spheres; i++) {
+        pw_sphere sp = s->spheres[i];
+        float t = pw_intersect_sphere(r.o, r.d, sp.c, sp.r, tmin, tmax);
+        if (t > 0.0f) {
+            tmax = t;
+            hit->t = t;
+            hit->prim = i;
+            found = 1;
+            if (any_hit)
+                return 1;
+        }
+    }
+    return found;
+}
+
 /* Closest (or, with any_hit, any) hit in (tmin, tmax). On the host a view
  * may carry the CPU's 8-wide BVH; both layouts give the same hits. */
 PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
@@ -13,6 +36,8 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
     if (s->cpu_bvh8)
         return pw_bvh8_trace(s, (const pw_bvh8 *)s->cpu_bvh8, r, tmin, tmax, any_hit, hit);
 #endif
+    if (s->flat_spheres)
+        return pw_trace_sphere_list(s, r, tmin, tmax, any_hit, hit);
     return pw_bvh_trace(s, r, tmin, tmax, any_hit, hit);
 }
 

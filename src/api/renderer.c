@@ -2,13 +2,14 @@
  * call to the chosen backend. */
 #include "api/renderer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/error.h"
 
-static const char *const backend_names[PW_BACKEND_COUNT] = {"auto", "cpu"};
+static const char *const backend_names[PW_BACKEND_COUNT] = {"auto", "cpu", "cuda-mega"};
 
 const char *pw_backend_name(pw_backend b) { return b >= 0 && b < PW_BACKEND_COUNT ? backend_names[b] : "unknown"; }
 
@@ -19,7 +20,7 @@ pw_status pw_backend_from_name(const char *name, pw_backend *out)
             *out = (pw_backend)i;
             return PW_OK;
         }
-    return pw_fail(PW_ERR_INVALID_ARGUMENT, "unknown backend '%s' (this build has: auto, cpu)", name);
+    return pw_fail(PW_ERR_INVALID_ARGUMENT, "unknown backend '%s' (auto, cpu, cuda-mega)", name);
 }
 
 double pw_now_seconds(void)
@@ -72,8 +73,13 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
         return st;
     if ((st = check_settings(scene, &s)) != PW_OK)
         return st;
-    if (s.backend == PW_BACKEND_AUTO)
-        s.backend = PW_BACKEND_CPU;
+    char note[300] = "";
+    if (s.backend == PW_BACKEND_AUTO) {
+        int gpu = pw_cuda_usable();
+        if (!gpu)
+            snprintf(note, sizeof note, "auto: %s", pw_last_error());
+        s.backend = gpu ? PW_BACKEND_CUDA_MEGA : PW_BACKEND_CPU;
+    }
     pw_renderer *r = calloc(1, sizeof *r);
     size_t npix = (size_t)s.width * (size_t)s.height;
     if (r) {
@@ -94,8 +100,15 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.seed = s.seed;
     r->params.light_mode = (uint32_t)s.light_mode;
     r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
-    if (s.cpu_bvh_width == 8 && pw_bvh8_build(&r->view, &r->bvh8))
+    snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
+    if (s.backend == PW_BACKEND_CUDA_MEGA) {
+        if ((st = pw_cuda_create(r)) != PW_OK) {
+            pw_renderer_free(r);
+            return st;
+        }
+    } else if (s.cpu_bvh_width == 8 && pw_bvh8_build(&r->view, &r->bvh8)) {
         r->view.cpu_bvh8 = &r->bvh8;
+    }
     *out = r;
     return PW_OK;
 }
@@ -104,6 +117,7 @@ void pw_renderer_free(pw_renderer *r)
 {
     if (!r)
         return;
+    pw_cuda_destroy(r);
     pw_bvh8_free(&r->bvh8);
     free(r->sum);
     free(r->count);
@@ -115,8 +129,11 @@ pw_status pw_renderer_render(pw_renderer *r, int spp)
     if (spp < 1 || spp > (1 << 24))
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "samples per pixel %d is out of range (1..%d)", spp, 1 << 24);
     double t0 = pw_now_seconds();
-    pw_status st = pw_cpu_render(r, spp);
-    r->stats.render_seconds += pw_now_seconds() - t0;
+    pw_status st = r->backend == PW_BACKEND_CUDA_MEGA ? pw_cuda_render(r, spp) : pw_cpu_render(r, spp);
+    double dt = pw_now_seconds() - t0;
+    r->stats.render_seconds += dt;
+    if (r->backend == PW_BACKEND_CPU)
+        r->stats.device_seconds += dt;
     return st;
 }
 
@@ -132,8 +149,15 @@ void pw_renderer_size(const pw_renderer *r, int *w, int *h)
     *h = r->settings.height;
 }
 
-pw_status pw_renderer_image(const pw_renderer *r, float *rgb)
+const char *pw_renderer_backend_note(const pw_renderer *r) { return r->backend_note; }
+
+pw_status pw_renderer_image(pw_renderer *r, float *rgb)
 {
+    if (r->cuda) {
+        pw_status st = pw_cuda_download(r);
+        if (st != PW_OK)
+            return st;
+    }
     size_t npix = (size_t)r->settings.width * (size_t)r->settings.height;
     for (size_t i = 0; i < npix; i++) {
         float inv = r->count[i] ? 1.0f / (float)r->count[i] : 0.0f;

@@ -8,6 +8,10 @@
 #include "accel/bvh8_cpu.h"
 #include "scene/scene.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct pw_renderer {
     pw_scene *scene;
     pw_settings settings;
@@ -19,6 +23,8 @@ struct pw_renderer {
     uint32_t *count;      /* samples per pixel; Ctrl-C can leave a pass half done */
     pw_render_stats stats;
     volatile sig_atomic_t cancel;
+    void *cuda;           /* CUDA backends: device buffers (backend/cuda) */
+    char backend_note[300]; /* why auto chose the backend it did, or "" */
 };
 
 /* CPU megakernel: adds spp samples to every pixel with all threads. */
@@ -26,4 +32,18 @@ pw_status pw_cpu_render(pw_renderer *r, int spp);
 
 double pw_now_seconds(void);
 
+/* CUDA backends (backend/cuda); without CUDA in the build they report
+ * PW_ERR_NO_DEVICE. */
+int pw_cuda_compiled(void);
+/* 1 when a usable GPU is present; otherwise 0 and why in pw_last_error(). */
+int pw_cuda_usable(void);
+pw_status pw_cuda_create(pw_renderer *r);
+pw_status pw_cuda_render(pw_renderer *r, int spp);
+/* Copies the device accumulation into r->sum and r->count. */
+pw_status pw_cuda_download(pw_renderer *r);
+void pw_cuda_destroy(pw_renderer *r);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -74,7 +74,7 @@ int cmd_bench(int argc, char **argv)
         pw_renderer_get_stats(r, &after);
         if (f < 0)
             continue; /* warm-up */
-        double sec = after.render_seconds - before.render_seconds;
+        double sec = after.device_seconds - before.device_seconds;
         uint64_t rays = rays_of(&after) - rays_of(&before);
         rays_total += rays;
         samples_total += after.samples - before.samples;

@@ -68,8 +68,8 @@ static int write_outputs(const cli_options *o, const char *out, pw_renderer *r)
         fprintf(stderr, "pathwave: out of memory for the %dx%d image\n", w, h);
         return 0;
     }
-    pw_renderer_image(r, rgb);
-    int ok = pw_image_write(out, rgb, w, h, o->exposure, o->tonemap) == PW_OK;
+    int ok = pw_renderer_image(r, rgb) == PW_OK;
+    ok = ok && pw_image_write(out, rgb, w, h, o->exposure, o->tonemap) == PW_OK;
     if (ok && o->exr)
         ok = pw_image_write(o->exr, rgb, w, h, o->exposure, o->tonemap) == PW_OK;
     if (!ok)
@@ -98,6 +98,8 @@ int cmd_render(int argc, char **argv)
         return 1;
     }
     active = r;
+    if (!o.quiet && pw_renderer_backend_note(r)[0])
+        fprintf(stderr, "pathwave: using the CPU (%s)\n", pw_renderer_backend_note(r));
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;

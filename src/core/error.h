@@ -4,8 +4,15 @@
 
 #include "pathwave.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Records a printf-style message and returns status, so callers write
  * `return pw_fail(PW_ERR_IO, "%s: cannot open", path);`. */
 pw_status pw_fail(pw_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+#ifdef __cplusplus
+}
+#endif
 #endif

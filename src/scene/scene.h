@@ -6,6 +6,10 @@
 #include "pathwave.h"
 #include "scene/scene_view.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct pw_camera_desc {
     pw_vec3 look_from, look_at, up;
     float vfov_deg;    /* vertical field of view */
@@ -77,4 +81,7 @@ void pw_light_table_free(pw_light_table *t);
 /* Bounds of primitive id (spheres first, then triangles). */
 void pw_prim_bounds(const pw_scene *s, uint32_t prim, float bmin[3], float bmax[3]);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -99,6 +99,7 @@ typedef struct pw_scene_view {
     uint32_t n_lights;
 
     const void *cpu_bvh8; /* CPU only: an 8-wide BVH traced instead of nodes (accel/bvh8_cpu.h) */
+    uint32_t flat_spheres; /* spheres only and few of them: test them all, no BVH (the GPU keeps them in shared memory) */
 
     pw_env env;
     pw_camera cam;

@@ -1,0 +1,75 @@
+#!/bin/bash
+# The GPU check: run on a machine with an NVIDIA GPU from the repository
+# root, after scripts/gpu-prepare.sh filled carry/ on the development machine
+# (see docs/GPU.md). Runs the GPU tests, compute-sanitizer on small renders,
+# the GPU bad-input cases and the benchmarks, and prints a table last.
+# Logs go to $OUT (default /tmp/pathwave-gpu).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/pathwave-gpu}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$PWD/carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATHWAVE_SHARED="$PWD/carry/shared"
+BIN=carry/bin
+PW=$BIN/pathwave
+[ -x "$PW" ] || { echo "gpu-check: $PW is missing: run scripts/gpu-prepare.sh first and carry carry/" >&2; exit 2; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+cp carry/ptxas.txt "$OUT/" 2>/dev/null
+STATUS=0
+: > "$OUT/summary.txt"
+step() { # step NAME command...: runs it, logs it, records PASS/FAIL
+    local name=$1; shift
+    local t0=$SECONDS
+    if "$@" > "$OUT/$name.log" 2>&1; then r=PASS; else r=FAIL; STATUS=1; fi
+    printf '%-22s %s (%ds)\n' "$name" "$r" $((SECONDS - t0)) | tee -a "$OUT/summary.txt"
+}
+fails_with() { # fails_with PATTERN command...: must exit non-zero and print PATTERN
+    local pat=$1; shift
+    local msg
+    msg=$("$@" 2>&1) && { echo "expected failure, got success: $*"; return 1; }
+    echo "$msg"
+    echo "$msg" | grep -q -- "$pat"
+}
+BUNNY=carry/shared/scenes/stanford-bunny/bunny.ply
+SPONZA=carry/shared/scenes/sponza-dabrovic/sponza.obj
+
+step gpu-tests $BIN/test_gpu
+step memcheck-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PW render toy --backend cuda-mega --width 64 --height 36 --spp 2 -q -o "$OUT/memcheck-toy.png"
+step memcheck-mesh compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PW render "$BUNNY" --backend cuda-mega --width 64 --height 48 --spp 2 -q -o "$OUT/memcheck-mesh.png"
+step racecheck-toy compute-sanitizer --tool racecheck --error-exitcode 1 \
+    $PW render toy-small --backend cuda-mega --width 32 --height 18 --spp 1 -q -o "$OUT/racecheck.png"
+step bad-input-missing fails_with "no-such.obj" $PW render no-such.obj --backend cuda-mega -o "$OUT/x.png"
+step bad-input-size fails_with "40000" $PW render toy --backend cuda-mega --width 40000 -o "$OUT/x.png"
+step render-cornell $PW render cornell --backend cuda-mega --spp 256 -q -o "$OUT/cornell-gpu.png"
+
+bench() { # bench NAME args...: median of 5 frames after a warm-up, as JSON
+    local name=$1; shift
+    step "bench-$name" $PW bench "$@" --frames 5 --json
+    cp "$OUT/bench-$name.log" "$OUT/bench-$name.json"
+}
+bench toy toy --backend cuda-mega
+bench toy-small toy-small --backend cuda-mega --spp-per-frame 32
+bench rtiow rtiow --backend cuda-mega --spp-per-frame 10
+bench cornell cornell --backend cuda-mega --width 1920 --height 1080
+bench sponza "$SPONZA" --backend cuda-mega --width 1920 --height 1080 --max-depth 8
+
+echo
+printf '%-12s %14s %12s %14s\n' scene Mray/s ms/frame rays/px-sample | tee "$OUT/table.txt"
+for n in toy toy-small rtiow cornell sponza; do
+    f="$OUT/bench-$n.json"
+    python3 - "$f" "$n" <<'PY' | tee -a "$OUT/table.txt"
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+    print("%-12s %14.1f %12.3f %14.3f" % (sys.argv[2], j["mrays_per_s_median"], j["ms_per_frame_median"], j["rays_per_pixel_sample"]))
+except Exception as e:
+    print("%-12s %14s" % (sys.argv[2], "failed"))
+PY
+done
+echo
+cat "$OUT/summary.txt"
+# Everything in one file: the device tool returns only a few files.
+tar -C "$OUT" -czf /tmp/gpu-check-logs.tgz . && mkdir -p "$OUT/all" && mv /tmp/gpu-check-logs.tgz "$OUT/all/"
+exit $STATUS

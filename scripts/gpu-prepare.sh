@@ -1,0 +1,25 @@
+#!/bin/sh
+# Run on the development machine (Debian, nvcc, no GPU needed): builds the
+# CUDA-enabled program and tests for Hopper and gathers into carry/ what
+# scripts/gpu-check.sh needs on a GPU machine that has no package registry:
+# the binaries, the shared libraries they load, and the scenes they read.
+set -eu
+cd "$(dirname "$0")/.."
+SHARED=${PATHWAVE_SHARED:-../shared}
+scripts/install-deps.sh
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON \
+      -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" -DPW_SHARED_DIR=carry/shared >/dev/null
+cmake --build build-gpu -j "$(nproc)" 2>&1 | tee build-gpu/build.log | grep -E "error|warning|registers|spill" || true
+rm -rf carry
+mkdir -p carry/bin carry/lib carry/shared/scenes
+cp build-gpu/pathwave build-gpu/tests/gpu/test_gpu carry/bin/
+grep -E "registers|spill|stack" build-gpu/build.log > carry/ptxas.txt || true
+# Every library the binaries load that is not part of a base Ubuntu system.
+for lib in libstb.so.0 libassimp.so.5 libtinyexr.so.1d libcjson.so.1 libdraco.so.7 libminizip.so.1 libcmocka.so.0; do
+    cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" carry/lib/
+done
+for d in stanford-bunny sponza-dabrovic bitterli-cornell-box; do
+    [ -d "$SHARED/scenes/$d" ] && cp -r "$SHARED/scenes/$d" carry/shared/scenes/
+done
+rm -rf carry/shared/scenes/stanford-bunny/bun_zipper_res* carry/shared/scenes/bitterli-cornell-box/reference/*.png
+du -sh carry

@@ -1,0 +1,198 @@
+/* CUDA megakernel: one thread walks whole paths for one pixel, calling the
+ * same pw_path_trace as the CPU backend. Accumulation stays on the device
+ * until the image is read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/renderer.h"
+#include "backend/cuda/cuda_check.h"
+#include "backend/cuda/cuda_scene.h"
+#include "integrator/path.h"
+
+#define PW_CUDA_FLAT_MAX 64
+
+typedef struct cuda_state {
+    pw_cuda_scene scene;
+    float *d_sum;                   /* 3 floats per pixel */
+    unsigned long long *d_counters; /* [0] camera + bounce rays, [1] shadow rays */
+    cudaEvent_t ev_start, ev_stop;
+    uint32_t samples_done;          /* every pixel has this many samples */
+    dim3 block;
+} cuda_state;
+
+/* Rays are counted per thread, summed across the warp, and added to the
+ * global counters by one lane: one atomic per warp instead of one per ray. */
+__device__ static void count_rays(unsigned long long *counters, uint32_t ext, uint32_t shadow)
+{
+    uint32_t e = __reduce_add_sync(0xffffffffu, ext), s = __reduce_add_sync(0xffffffffu, shadow);
+    if ((threadIdx.x + threadIdx.y * blockDim.x) % 32u == 0u) {
+        atomicAdd(&counters[0], (unsigned long long)e);
+        atomicAdd(&counters[1], (unsigned long long)s);
+    }
+}
+
+/* Spheres of a small sphere-only scene, copied to shared memory per block. */
+extern __shared__ pw_sphere shared_spheres[];
+
+__global__ void pw_megakernel(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum,
+                              uint32_t spp, uint32_t sample_base, unsigned long long *counters)
+{
+    if (view.flat_spheres) {
+        uint32_t tid = threadIdx.x + threadIdx.y * blockDim.x, nt = blockDim.x * blockDim.y;
+        for (uint32_t i = tid; i < view.n_spheres; i += nt)
+            shared_spheres[i] = view.spheres[i];
+        __syncthreads();
+        view.spheres = shared_spheres;
+    }
+    uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    uint32_t ext = 0, shadow = 0;
+    if (x < prm.width && y < prm.height) {
+        pw_vec3 acc = v3s(0.0f);
+        for (uint32_t s = 0; s < spp; s++) {
+            pw_vec3 L = pw_path_trace(&view, &prm, x, y, sample_base + s, &ext, &shadow);
+            if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z))
+                acc = v3_add(acc, L);
+        }
+        size_t i = (size_t)y * prm.width + x;
+        sum[3 * i + 0] += acc.x;
+        sum[3 * i + 1] += acc.y;
+        sum[3 * i + 2] += acc.z;
+    }
+    count_rays(counters, ext, shadow);
+}
+
+extern "C" int pw_cuda_compiled(void) { return 1; }
+
+extern "C" int pw_cuda_usable(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        pw_fail(PW_ERR_NO_DEVICE, "no usable CUDA GPU: %s", cudaGetErrorString(e));
+        return 0;
+    }
+    if (n == 0) {
+        pw_fail(PW_ERR_NO_DEVICE, "no CUDA GPU found");
+        return 0;
+    }
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess || p.major < 8) {
+        pw_fail(PW_ERR_NO_DEVICE, "GPU %s has compute capability %d.%d; pathwave needs 8.0 or newer", p.name, p.major,
+                p.minor);
+        return 0;
+    }
+    return 1;
+}
+
+/* Block shape: 8x8 measured best on the toy scene (docs/PERFORMANCE.md);
+ * PATHWAVE_CUDA_BLOCK=WxH overrides it for tuning. */
+static dim3 block_shape(void)
+{
+    const char *e = getenv("PATHWAVE_CUDA_BLOCK");
+    unsigned w = 8, h = 8;
+    if (e && (sscanf(e, "%ux%u", &w, &h) != 2 || w * h % 32 != 0 || w * h > 1024 || w == 0 || h == 0)) {
+        w = 8;
+        h = 8;
+    }
+    return dim3(w, h, 1);
+}
+
+static pw_status create(pw_renderer *r, cuda_state *c)
+{
+    size_t npix = (size_t)r->params.width * r->params.height;
+    size_t free_b = 0, total_b = 0;
+    PW_CUDA_TRY(cudaSetDevice(0));
+    PW_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    size_t need = npix * 3 * sizeof(float) + (size_t)r->scene->bvh.n_nodes * sizeof(pw_bvh_node) +
+                  (size_t)r->scene->n_tris * 16 + (size_t)r->scene->n_verts * 24;
+    if (need > free_b)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: the render needs about %.0f MiB of device memory, the GPU has %.0f MiB free",
+                       need / 1048576.0, free_b / 1048576.0);
+    pw_status st = pw_cuda_scene_upload(&r->view, r->scene, &c->scene);
+    if (st != PW_OK)
+        return st;
+    cudaError_t e = cudaMalloc((void **)&c->d_sum, npix * 3 * sizeof(float));
+    if (e != cudaSuccess)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: cannot allocate %.1f MiB for the image: %s",
+                       npix * 12 / 1048576.0, cudaGetErrorString(e));
+    PW_CUDA_TRY(cudaMemset(c->d_sum, 0, npix * 3 * sizeof(float)));
+    PW_CUDA_TRY(cudaMalloc((void **)&c->d_counters, 2 * sizeof(unsigned long long)));
+    PW_CUDA_TRY(cudaEventCreate(&c->ev_start));
+    PW_CUDA_TRY(cudaEventCreate(&c->ev_stop));
+    c->block = block_shape();
+    /* Measured on the toy scenes: a brute-force loop over spheres in shared
+     * memory beats the BVH up to a few dozen spheres (docs/PERFORMANCE.md).
+     * PATHWAVE_CUDA_FLAT=0 turns it off for comparison. */
+    const char *flat = getenv("PATHWAVE_CUDA_FLAT");
+    c->scene.view.flat_spheres = r->scene->n_tris == 0 && r->scene->n_spheres <= PW_CUDA_FLAT_MAX &&
+                                 !(flat && strcmp(flat, "0") == 0);
+    return PW_OK;
+}
+
+extern "C" pw_status pw_cuda_create(pw_renderer *r)
+{
+    if (!pw_cuda_usable())
+        return PW_ERR_NO_DEVICE;
+    cuda_state *c = (cuda_state *)calloc(1, sizeof *c);
+    if (!c)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory");
+    r->cuda = c;
+    pw_status st = create(r, c);
+    if (st != PW_OK)
+        pw_cuda_destroy(r);
+    return st;
+}
+
+extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
+{
+    cuda_state *c = (cuda_state *)r->cuda;
+    dim3 grid((r->params.width + c->block.x - 1) / c->block.x, (r->params.height + c->block.y - 1) / c->block.y, 1);
+    PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
+    PW_CUDA_TRY(cudaEventRecord(c->ev_start));
+    size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
+    pw_megakernel<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
+                                      c->d_counters);
+    PW_CUDA_LAUNCH_CHECK("pw_megakernel");
+    PW_CUDA_TRY(cudaEventRecord(c->ev_stop));
+    PW_CUDA_TRY(cudaEventSynchronize(c->ev_stop));
+    PW_CUDA_TRY(cudaGetLastError());
+    float ms = 0.0f;
+    PW_CUDA_TRY(cudaEventElapsedTime(&ms, c->ev_start, c->ev_stop));
+    unsigned long long counters[2];
+    PW_CUDA_TRY(cudaMemcpy(counters, c->d_counters, sizeof counters, cudaMemcpyDeviceToHost));
+    uint64_t samples = (uint64_t)r->params.width * r->params.height * (uint64_t)spp;
+    c->samples_done += (uint32_t)spp;
+    r->stats.camera_rays += samples;
+    r->stats.bounce_rays += counters[0] - samples;
+    r->stats.shadow_rays += counters[1];
+    r->stats.samples += samples;
+    r->stats.device_seconds += ms * 1e-3;
+    return PW_OK;
+}
+
+extern "C" pw_status pw_cuda_download(pw_renderer *r)
+{
+    cuda_state *c = (cuda_state *)r->cuda;
+    size_t npix = (size_t)r->params.width * r->params.height;
+    PW_CUDA_TRY(cudaMemcpy(r->sum, c->d_sum, npix * 3 * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < npix; i++)
+        r->count[i] = c->samples_done;
+    return PW_OK;
+}
+
+extern "C" void pw_cuda_destroy(pw_renderer *r)
+{
+    cuda_state *c = (cuda_state *)r->cuda;
+    if (!c)
+        return;
+    pw_cuda_scene_free(&c->scene);
+    cudaFree(c->d_sum);
+    cudaFree(c->d_counters);
+    if (c->ev_start)
+        cudaEventDestroy(c->ev_start);
+    if (c->ev_stop)
+        cudaEventDestroy(c->ev_stop);
+    free(c);
+    r->cuda = NULL;
+}

@@ -1,0 +1,64 @@
+/* Uploads every array the integrator reads into device memory. */
+#include "backend/cuda/cuda_check.h"
+#include "backend/cuda/cuda_scene.h"
+
+#include <string.h>
+
+/* Copies n bytes of host data to a new device buffer, remembered for freeing. */
+static pw_status upload(pw_cuda_scene *d, const void *src, size_t n, const void **dst, const char *what)
+{
+    *dst = NULL;
+    if (!src || n == 0)
+        return PW_OK;
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, n);
+    if (e != cudaSuccess)
+        return pw_fail(e == cudaErrorMemoryAllocation ? PW_ERR_OUT_OF_MEMORY : PW_ERR_NO_DEVICE,
+                       "CUDA: cannot allocate %.1f MiB of device memory for %s: %s", n / 1048576.0, what,
+                       cudaGetErrorString(e));
+    d->allocs[d->n_allocs++] = p;
+    d->bytes += n;
+    PW_CUDA_TRY(cudaMemcpy(p, src, n, cudaMemcpyHostToDevice));
+    *dst = p;
+    return PW_OK;
+}
+
+#define UP(field, count, what)                                                                          \
+    do {                                                                                                \
+        pw_status st_ = upload(out, host->field, (size_t)(count) * sizeof *host->field,                \
+                               (const void **)&out->view.field, what);                                  \
+        if (st_ != PW_OK) {                                                                             \
+            pw_cuda_scene_free(out);                                                                    \
+            return st_;                                                                                 \
+        }                                                                                               \
+    } while (0)
+
+pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_cuda_scene *out)
+{
+    memset(out, 0, sizeof *out);
+    out->view = *host;
+    out->view.cpu_bvh8 = NULL;
+    uint32_t n_prims = host->n_spheres + host->n_tris;
+    UP(spheres, host->n_spheres, "spheres");
+    UP(sphere_mat, host->n_spheres, "sphere materials");
+    UP(pos, s->n_verts, "vertex positions");
+    UP(nrm, s->n_verts, "vertex normals");
+    UP(tri_idx, 3 * (size_t)host->n_tris, "triangle indices");
+    UP(tri_mat, host->n_tris, "triangle materials");
+    UP(mats, host->n_mats, "materials");
+    UP(nodes, s->bvh.n_nodes, "BVH nodes");
+    UP(prim_ref, s->bvh.n_refs, "BVH primitive references");
+    UP(lights, host->n_lights, "lights");
+    UP(light_pmf, host->n_lights, "light probabilities");
+    UP(alias_prob, host->n_lights, "light alias table");
+    UP(alias_idx, host->n_lights, "light alias table");
+    UP(prim_light, n_prims, "primitive-to-light map");
+    return PW_OK;
+}
+
+void pw_cuda_scene_free(pw_cuda_scene *d)
+{
+    for (int i = 0; i < d->n_allocs; i++)
+        cudaFree(d->allocs[i]);
+    memset(d, 0, sizeof *d);
+}

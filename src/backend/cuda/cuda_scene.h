@@ -1,0 +1,17 @@
+/* The scene in device memory: the same pw_scene_view, with device pointers. */
+#ifndef PW_CUDA_SCENE_H
+#define PW_CUDA_SCENE_H
+
+#include "scene/scene.h"
+
+typedef struct pw_cuda_scene {
+    pw_scene_view view;  /* device pointers; what kernels take by value */
+    void *allocs[16];
+    int n_allocs;
+    size_t bytes;
+} pw_cuda_scene;
+
+pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_cuda_scene *out);
+void pw_cuda_scene_free(pw_cuda_scene *d);
+
+#endif
