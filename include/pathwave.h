@@ -37,7 +37,7 @@ const char *pw_builtin_scene_name(int index);
 const char *pw_builtin_scene_description(int index);
 pw_status pw_scene_builtin(const char *name, pw_scene **out);
 /* A triangle mesh file (OBJ, PLY, glTF, ...) read through assimp, with its
- * materials, framed by an automatic camera and lit by a white sky. */
+ * materials, framed by an automatic camera and lit by a sky when nothing in it emits. */
 pw_status pw_scene_load(const char *path, pw_scene **out);
 void pw_scene_free(pw_scene *scene);
 

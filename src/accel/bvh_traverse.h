@@ -36,6 +36,20 @@ PW_HD int pw_intersect_prim(const pw_scene_view *s, uint32_t prim, pw_vec3 o, pw
     return 1;
 }
 
+/* One node in two 16-byte loads through the read-only cache on the GPU. */
+PW_HD pw_bvh_node pw_bvh_load(const pw_bvh_node *p)
+{
+#if PW_DEVICE_CODE
+    float4 a = __ldg((const float4 *)p), b = __ldg((const float4 *)p + 1);
+    pw_bvh_node n;
+    n.bmin[0] = a.x, n.bmin[1] = a.y, n.bmin[2] = a.z, n.first = __float_as_uint(a.w);
+    n.bmax[0] = b.x, n.bmax[1] = b.y, n.bmax[2] = b.z, n.count = __float_as_uint(b.w);
+    return n;
+#else
+    return *p;
+#endif
+}
+
 /* Closest hit in (tmin, tmax); returns 1 and fills *hit on a hit. With
  * any_hit set it returns at the first hit found (shadow rays). */
 PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
@@ -43,7 +57,9 @@ PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax,
     uint32_t stack[PW_BVH_STACK];
     int sp = 0;
     pw_vec3 inv_d = pw_safe_inverse(r.d);
-    pw_ray_shear sh = pw_ray_shear_make(r.d);
+    pw_ray_shear sh;
+    if (s->n_tris)
+        sh = pw_ray_shear_make(r.d);
     const pw_bvh_node *nodes = s->nodes;
     int found = 0;
     hit->prim = PW_NO_HIT;
@@ -51,11 +67,10 @@ PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax,
     hit->u = hit->v = 0.0f;
     if (!nodes || pw_intersect_box(r.o, inv_d, nodes[0].bmin, nodes[0].bmax, tmin, tmax) == PW_INF)
         return 0;
-    uint32_t ni = 0;
+    pw_bvh_node n = pw_bvh_load(&nodes[0]);
     for (;;) {
-        const pw_bvh_node *n = &nodes[ni];
-        if (n->count > 0) {
-            for (uint32_t i = n->first; i < n->first + n->count; i++) {
+        if (n.count > 0) {
+            for (uint32_t i = n.first; i < n.first + n.count; i++) {
                 if (pw_intersect_prim(s, s->prim_ref[i], r.o, r.d, &sh, tmin, &tmax, hit)) {
                     found = 1;
                     if (any_hit)
@@ -63,29 +78,31 @@ PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax,
                 }
             }
         } else {
-            uint32_t l = n->first, rr = n->first + 1;
-            float tl = pw_intersect_box(r.o, inv_d, nodes[l].bmin, nodes[l].bmax, tmin, tmax);
-            float tr = pw_intersect_box(r.o, inv_d, nodes[rr].bmin, nodes[rr].bmax, tmin, tmax);
+            pw_bvh_node nl = pw_bvh_load(&nodes[n.first]), nr = pw_bvh_load(&nodes[n.first + 1]);
+            float tl = pw_intersect_box(r.o, inv_d, nl.bmin, nl.bmax, tmin, tmax);
+            float tr = pw_intersect_box(r.o, inv_d, nr.bmin, nr.bmax, tmin, tmax);
             if (tl != PW_INF && tr != PW_INF) {
-                uint32_t nearer = tl <= tr ? l : rr, farther = tl <= tr ? rr : l;
-                stack[sp++] = farther;
-                ni = nearer;
+                int left_first = tl <= tr;
+                stack[sp++] = left_first ? n.first + 1 : n.first;
+                n = left_first ? nl : nr;
                 continue;
             }
             if (tl != PW_INF) {
-                ni = l;
+                n = nl;
                 continue;
             }
             if (tr != PW_INF) {
-                ni = rr;
+                n = nr;
                 continue;
             }
         }
-        if (sp == 0)
-            break;
-        ni = stack[--sp];
+        /* Pop the next subtree, skipping those behind the closest hit so far. */
+        do {
+            if (sp == 0)
+                return found;
+            n = pw_bvh_load(&nodes[stack[--sp]]);
+        } while (found && pw_intersect_box(r.o, inv_d, n.bmin, n.bmax, tmin, tmax) == PW_INF);
     }
-    return found;
 }
 
 #endif

@@ -35,7 +35,9 @@ typedef struct pw_shadow_ray {
 
 /* The toy estimator casts one shadow ray per emissive sphere; scenes given to
  * it have at most this many (checked when the render is set up). */
+#ifndef PW_MAX_SHADOW
 #define PW_MAX_SHADOW 8
+#endif
 
 PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
                             uint32_t sample)

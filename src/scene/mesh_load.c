@@ -111,8 +111,12 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     }
     frame_model(s);
     if (!emits) {
-        s->env.type = PW_ENV_CONSTANT;
-        s->env.top = s->env.bottom = v3s(1.0f);
+        /* A sky brighter overhead than at the horizon gives shape to a model
+         * that nothing in the file lights. */
+        s->env.type = PW_ENV_GRADIENT;
+        s->env.bottom = v3(1.0f, 1.0f, 1.0f);
+        s->env.top = v3(0.5f, 0.7f, 1.0f);
+        s->env.scale = 1.0f;
     }
     *out = s;
     return PW_OK;

@@ -10,7 +10,7 @@
 #include "backend/cuda/cuda_scene.h"
 #include "integrator/path.h"
 
-#define PW_CUDA_FLAT_MAX 64
+#define PW_CUDA_FLAT_MAX 16
 
 typedef struct cuda_state {
     pw_cuda_scene scene;
@@ -35,7 +35,10 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 /* Spheres of a small sphere-only scene, copied to shared memory per block. */
 extern __shared__ pw_sphere shared_spheres[];
 
-__global__ void pw_megakernel(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum,
+/* At most 256 threads a block and 64 registers a thread: 50% occupancy.
+ * The kernel wants ~93 registers; capping it at 64 spills a little but
+ * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
+__global__ void __launch_bounds__(256, 4) pw_megakernel(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum,
                               uint32_t spp, uint32_t sample_base, unsigned long long *counters)
 {
     if (view.flat_spheres) {
@@ -91,7 +94,7 @@ static dim3 block_shape(void)
 {
     const char *e = getenv("PATHWAVE_CUDA_BLOCK");
     unsigned w = 8, h = 8;
-    if (e && (sscanf(e, "%ux%u", &w, &h) != 2 || w * h % 32 != 0 || w * h > 1024 || w == 0 || h == 0)) {
+    if (e && (sscanf(e, "%ux%u", &w, &h) != 2 || w * h % 32 != 0 || w * h > 256 || w == 0 || h == 0)) {
         w = 8;
         h = 8;
     }
@@ -122,7 +125,8 @@ static pw_status create(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaEventCreate(&c->ev_stop));
     c->block = block_shape();
     /* Measured on the toy scenes: a brute-force loop over spheres in shared
-     * memory beats the BVH up to a few dozen spheres (docs/PERFORMANCE.md).
+     * memory beats the BVH for the 9 spheres of toy-small, loses to it for
+     * the 46 of toy (docs/PERFORMANCE.md).
      * PATHWAVE_CUDA_FLAT=0 turns it off for comparison. */
     const char *flat = getenv("PATHWAVE_CUDA_FLAT");
     c->scene.view.flat_spheres = r->scene->n_tris == 0 && r->scene->n_spheres <= PW_CUDA_FLAT_MAX &&
