@@ -36,13 +36,7 @@ static void render_tile(cpu_worker *w, uint32_t tile)
         for (uint32_t x = x0; x < x1; x++) {
             size_t i = (size_t)y * prm->width + x;
             uint32_t first = r->count[i], ext = 0, shadow = 0;
-            pw_vec3 acc = v3s(0.0f);
-            for (int s = 0; s < w->job->spp; s++) {
-                pw_vec3 L = pw_path_trace(&r->view, prm, x, y, first + (uint32_t)s, &ext, &shadow);
-                /* A NaN or infinite sample would poison the pixel forever. */
-                if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z))
-                    acc = v3_add(acc, L);
-            }
+            pw_vec3 acc = pw_trace_pixel(&r->view, prm, x, y, first, (uint32_t)w->job->spp, &ext, &shadow);
             r->sum[3 * i + 0] += acc.x;
             r->sum[3 * i + 1] += acc.y;
             r->sum[3 * i + 2] += acc.z;
