@@ -17,6 +17,7 @@
 #define MAX_LEAF 4
 #define TRAVERSAL_COST 1.0f
 #define PARALLEL_MIN_PRIMS 4096
+#define MAX_SAH_DEPTH 30
 
 typedef struct box {
     float lo[3], hi[3];
@@ -28,6 +29,7 @@ typedef struct build_ctx {
     uint32_t *refs;
     pw_bvh_node *nodes;
     int spawn_depth;
+    float pad; /* absolute outward padding of every box */
 } build_ctx;
 
 static void box_empty(box *b)
@@ -160,8 +162,15 @@ static void build_node(build_ctx *c, uint32_t node, uint32_t begin, uint32_t end
         box_grow(&cb, &pt);
     }
     pw_bvh_node *n = &c->nodes[node];
-    memcpy(n->bmin, nb.lo, sizeof n->bmin);
-    memcpy(n->bmax, nb.hi, sizeof n->bmax);
+    /* Padded outward: a ray lying exactly in a face's plane (an axis-aligned
+     * ray along a wall) then still enters the box. Unpadded, its zero
+     * direction component makes the slab's far distance exactly 0 and the
+     * box is culled. The pad must be absolute (a scene-relative 2^-20), since
+     * an ulp of 0 is too small to survive the 1e30 reciprocal. */
+    for (int k = 0; k < 3; k++) {
+        n->bmin[k] = fminf(nextafterf(nb.lo[k], -PW_INF), nb.lo[k] - c->pad);
+        n->bmax[k] = fmaxf(nextafterf(nb.hi[k], PW_INF), nb.hi[k] + c->pad);
+    }
     uint32_t count = end - begin;
     split s = count > 1 ? find_split(c, begin, end, &cb) : (split){-1, 0, PW_INF, 0, 0};
     float leaf_cost = (float)count;
@@ -171,7 +180,9 @@ static void build_node(build_ctx *c, uint32_t node, uint32_t begin, uint32_t end
         n->count = count;
         return;
     }
-    uint32_t mid = s.axis >= 0 ? partition(c, begin, end, &s) : begin + count / 2;
+    /* Past MAX_SAH_DEPTH the list is halved, so no tree is deeper than
+     * MAX_SAH_DEPTH + 32 and traversal stacks of PW_BVH_STACK never overflow. */
+    uint32_t mid = s.axis >= 0 && depth < MAX_SAH_DEPTH ? partition(c, begin, end, &s) : begin + count / 2;
     if (mid == begin || mid == end)
         mid = begin + count / 2; /* all centroids coincide: split the list in half */
     n->first = free_at;
@@ -250,6 +261,12 @@ pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
             c.centroid[p][k] = 0.5f * (c.prim_box[p].lo[k] + c.prim_box[p].hi[k]);
         c.refs[p] = p;
     }
+    box all;
+    box_empty(&all);
+    for (uint32_t p = 0; p < n; p++)
+        box_grow(&all, &c.prim_box[p]);
+    float extent = fmaxf(all.hi[0] - all.lo[0], fmaxf(all.hi[1] - all.lo[1], all.hi[2] - all.lo[2]));
+    c.pad = extent > 0.0f ? extent * (1.0f / 1048576.0f) : 1e-30f;
     if (threads <= 0)
         threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     c.spawn_depth = 0;

@@ -33,6 +33,15 @@ typedef struct pw_shadow_ray {
     pw_vec3 contrib;
 } pw_shadow_ray;
 
+/* Length of a shadow ray from its (offset) origin to a sphere light: the
+ * distance from the shading point would let the offset ray reach into the
+ * light near the edge of its cone, and the light would shadow itself. */
+PW_HD float pw_shadow_tmax_sphere(pw_sphere sp, pw_vec3 origin, pw_vec3 dir, float fallback)
+{
+    float t = pw_intersect_sphere(origin, dir, sp.c, sp.r, 0.0f, PW_INF);
+    return (t > 0.0f ? t : fallback) * 0.9999f;
+}
+
 /* The toy estimator casts one shadow ray per emissive sphere; scenes given to
  * it have at most this many (checked when the render is set up). */
 #ifndef PW_MAX_SHADOW
@@ -98,12 +107,11 @@ PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_
         if (cos_max < 0.0f)
             continue;
         pw_vec3 dir = pw_sample_cone(v3_scale(to_c, 1.0f / sqrtf(d2)), cos_max, u1, u2);
-        float t = pw_intersect_sphere(sf->p, dir, sp.c, sp.r, 0.0f, PW_INF);
         float omega = 2.0f * PW_PI * (1.0f - cos_max);
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
         out[n].ray.o = pw_offset_origin(sf->p, sf->ng, dir);
         out[n].ray.d = dir;
-        out[n].tmax = t > 0.0f ? t * 0.9999f : sqrtf(pw_maxf(0.0f, d2 - sp.r * sp.r));
+        out[n].tmax = pw_shadow_tmax_sphere(sp, out[n].ray.o, dir, sqrtf(pw_maxf(0.0f, d2 - sp.r * sp.r)));
         out[n].contrib = v3_scale(v3_mul(v3_mul(p->beta, m->albedo), le), pw_maxf(0.0f, v3_dot(dir, nl)) * omega * PW_INV_PI);
         n++;
     }
@@ -118,7 +126,8 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
     if (s->n_lights == 0 || pw_material_is_specular(m))
         return 0;
     pw_light_sample ls;
-    if (!pw_light_sample_dir(s, pw_light_pick(s, ul), sf->p, u1, u2, &ls) || ls.pdf <= 0.0f)
+    uint32_t li = pw_light_pick(s, ul);
+    if (!pw_light_sample_dir(s, li, sf->p, u1, u2, &ls) || ls.pdf <= 0.0f)
         return 0;
     float bsdf_pdf;
     pw_vec3 f = pw_bsdf_eval(m, sf, p->ray.d, ls.wi, &bsdf_pdf);
@@ -127,7 +136,9 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
     float w = pw_power_heuristic(ls.pdf, bsdf_pdf);
     out->ray.o = pw_offset_origin(sf->p, sf->ng, ls.wi);
     out->ray.d = ls.wi;
-    out->tmax = ls.dist * 0.9999f;
+    pw_light l = s->lights[li];
+    out->tmax = l.type == PW_LIGHT_SPHERE ? pw_shadow_tmax_sphere(s->spheres[l.prim], out->ray.o, ls.wi, ls.dist)
+                                          : ls.dist * 0.9999f;
     out->contrib = v3_scale(v3_mul(v3_mul(p->beta, f), ls.Le), w / ls.pdf);
     return 1;
 }

@@ -99,13 +99,14 @@ uint32_t pw_scene_add_vertices(pw_scene *s, const pw_vec3 *p, const pw_vec3 *n, 
 
 pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c, uint32_t mat)
 {
-    uint32_t cap = s->cap_tris;
-    if (!grow((void **)&s->tri_idx, &cap, 3 * (s->n_tris + 1), sizeof *s->tri_idx))
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a triangle", s->name);
-    uint32_t mcap = s->cap_tris;
-    if (!grow((void **)&s->tri_mat, &mcap, s->n_tris + 1, sizeof *s->tri_mat))
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a triangle", s->name);
-    s->cap_tris = mcap;
+    /* cap_tris counts triangles: tri_idx holds 3 entries for each. */
+    if (s->n_tris == s->cap_tris) {
+        uint32_t cap = s->cap_tris, idx_cap = 3 * s->cap_tris;
+        if (!grow((void **)&s->tri_mat, &cap, s->n_tris + 1, sizeof *s->tri_mat) ||
+            !grow((void **)&s->tri_idx, &idx_cap, 3 * cap, sizeof *s->tri_idx))
+            return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a triangle", s->name);
+        s->cap_tris = cap;
+    }
     uint32_t *ix = s->tri_idx + 3 * s->n_tris;
     ix[0] = a;
     ix[1] = b;

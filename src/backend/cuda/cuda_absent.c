@@ -7,7 +7,7 @@ int pw_cuda_compiled(void) { return 0; }
 
 int pw_cuda_usable(void)
 {
-    pw_fail(PW_ERR_NO_DEVICE, "this pathwave was built without CUDA (nvcc was not found at configure time)");
+    pw_fail(PW_ERR_NO_DEVICE, "this pathwave was built without CUDA");
     return 0;
 }
 
