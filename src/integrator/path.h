@@ -211,19 +211,4 @@ PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm,
     return p.L;
 }
 
-/* The sum of spp consecutive samples of one pixel: what the CPU and CUDA
- * megakernels run per pixel. NaN or infinite samples are dropped, since
- * one would poison the pixel for good. */
-PW_HD pw_vec3 pw_trace_pixel(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
-                             uint32_t first_sample, uint32_t spp, uint32_t *ext_rays, uint32_t *shadow_rays)
-{
-    pw_vec3 acc = v3s(0.0f);
-    for (uint32_t i = 0; i < spp; i++) {
-        pw_vec3 L = pw_path_trace(s, prm, px, py, first_sample + i, ext_rays, shadow_rays);
-        if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z))
-            acc = v3_add(acc, L);
-    }
-    return acc;
-}
-
 #endif

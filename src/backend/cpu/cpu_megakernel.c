@@ -1,101 +1,59 @@
-/* CPU megakernel: each thread takes tiles from an atomic counter and traces
- * whole paths with the shared integrator code. A pixel's samples are summed
- * in a fixed order by one thread, so images are bit-identical for any thread
- * count. */
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdlib.h>
-#include <unistd.h>
-
+/* CPU megakernel: threads take 16x16 tiles and trace whole paths with the
+ * shared integrator code. A pixel's samples are summed in a fixed order by
+ * one thread, so images are bit-identical for any thread count. */
 #include "api/renderer.h"
+#include "backend/cpu/parallel_for.h"
 #include "core/error.h"
 #include "integrator/path.h"
 
 #define TILE 16
 
-typedef struct cpu_job {
+typedef struct mega_job {
     pw_renderer *r;
-    int spp;
-    uint32_t tiles_x, n_tiles;
-    atomic_uint next_tile;
-} cpu_job;
+    uint32_t spp, tiles_x;
+} mega_job;
 
-typedef struct cpu_worker {
-    cpu_job *job;
-    uint64_t ext_rays, shadow_rays, samples;
-} cpu_worker;
-
-static void render_tile(cpu_worker *w, uint32_t tile)
+static void render_tile(mega_job *j, uint32_t tile)
 {
-    pw_renderer *r = w->job->r;
+    pw_renderer *r = j->r;
     const pw_render_params *prm = &r->params;
-    uint32_t x0 = (tile % w->job->tiles_x) * TILE, y0 = (tile / w->job->tiles_x) * TILE;
+    uint32_t x0 = (tile % j->tiles_x) * TILE, y0 = (tile / j->tiles_x) * TILE;
     uint32_t x1 = x0 + TILE < prm->width ? x0 + TILE : prm->width;
     uint32_t y1 = y0 + TILE < prm->height ? y0 + TILE : prm->height;
+    uint32_t ext = 0, shadow = 0, samples = 0;
     for (uint32_t y = y0; y < y1; y++)
         for (uint32_t x = x0; x < x1; x++) {
             size_t i = (size_t)y * prm->width + x;
-            uint32_t first = r->count[i], ext = 0, shadow = 0;
-            pw_vec3 acc = pw_trace_pixel(&r->view, prm, x, y, first, (uint32_t)w->job->spp, &ext, &shadow);
-            r->sum[3 * i + 0] += acc.x;
-            r->sum[3 * i + 1] += acc.y;
-            r->sum[3 * i + 2] += acc.z;
-            r->count[i] = first + (uint32_t)w->job->spp;
-            w->ext_rays += ext;
-            w->shadow_rays += shadow;
-            w->samples += (uint64_t)w->job->spp;
+            uint32_t first = r->count[i];
+            for (uint32_t s = 0; s < j->spp; s++) {
+                pw_vec3 L = pw_path_trace(&r->view, prm, x, y, first + s, &ext, &shadow);
+                /* A NaN or infinite sample would poison the pixel for good. */
+                if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
+                    r->sum[3 * i + 0] += L.x;
+                    r->sum[3 * i + 1] += L.y;
+                    r->sum[3 * i + 2] += L.z;
+                }
+            }
+            r->count[i] = first + j->spp;
+            samples += j->spp;
         }
+    __atomic_fetch_add(&r->stats.camera_rays, (uint64_t)samples, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&r->stats.bounce_rays, (uint64_t)(ext - samples), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&r->stats.shadow_rays, (uint64_t)shadow, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&r->stats.samples, (uint64_t)samples, __ATOMIC_RELAXED);
 }
 
-static void *worker_main(void *arg)
+static void tiles_body(void *ctx, uint32_t begin, uint32_t end)
 {
-    cpu_worker *w = arg;
-    for (;;) {
-        if (w->job->r->cancel)
-            break;
-        uint32_t t = atomic_fetch_add(&w->job->next_tile, 1u);
-        if (t >= w->job->n_tiles)
-            break;
-        render_tile(w, t);
-    }
-    return NULL;
+    mega_job *j = ctx;
+    for (uint32_t t = begin; t < end && !j->r->cancel; t++)
+        render_tile(j, t);
 }
 
 pw_status pw_cpu_render(pw_renderer *r, int spp)
 {
-    int nt = r->settings.threads > 0 ? r->settings.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (nt < 1)
-        nt = 1;
-    cpu_job job;
-    job.r = r;
-    job.spp = spp;
-    job.tiles_x = (r->params.width + TILE - 1) / TILE;
-    job.n_tiles = job.tiles_x * ((r->params.height + TILE - 1) / TILE);
-    atomic_init(&job.next_tile, 0u);
-    cpu_worker *workers = calloc((size_t)nt, sizeof *workers);
-    pthread_t *th = calloc((size_t)nt, sizeof *th);
-    if (!workers || !th) {
-        free(workers);
-        free(th);
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory starting %d render threads", nt);
-    }
-    int started = 0;
-    for (int i = 0; i < nt; i++) {
-        workers[i].job = &job;
-        if (i > 0 && pthread_create(&th[i], NULL, worker_main, &workers[i]) != 0)
-            break;
-        started++;
-    }
-    worker_main(&workers[0]);
-    for (int i = 1; i < started; i++)
-        pthread_join(th[i], NULL);
-    for (int i = 0; i < started; i++) {
-        r->stats.camera_rays += workers[i].samples;
-        r->stats.bounce_rays += workers[i].ext_rays - workers[i].samples;
-        r->stats.shadow_rays += workers[i].shadow_rays;
-        r->stats.samples += workers[i].samples;
-    }
-    free(workers);
-    free(th);
+    mega_job j = {r, (uint32_t)spp, (r->params.width + TILE - 1) / TILE};
+    uint32_t n_tiles = j.tiles_x * ((r->params.height + TILE - 1) / TILE);
+    pw_parallel_for(r->settings.threads, n_tiles, 1, tiles_body, &j);
     return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;
 }

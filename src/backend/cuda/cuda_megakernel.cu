@@ -1,5 +1,5 @@
 /* CUDA megakernel: one thread walks whole paths for one pixel, calling the
- * same pw_trace_pixel as the CPU backend. Accumulation stays on the device
+ * same pw_path_trace as the CPU backend. Accumulation stays on the device
  * until the image is read. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,11 +51,17 @@ __global__ void __launch_bounds__(256, 4) pw_megakernel(pw_scene_view view, cons
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     uint32_t ext = 0, shadow = 0;
     if (x < prm.width && y < prm.height) {
-        pw_vec3 acc = pw_trace_pixel(&view, &prm, x, y, sample_base, spp, &ext, &shadow);
         size_t i = (size_t)y * prm.width + x;
-        sum[3 * i + 0] += acc.x;
-        sum[3 * i + 1] += acc.y;
-        sum[3 * i + 2] += acc.z;
+        /* Each sample is added on its own, in order, as on every backend, so
+         * their sums round alike. */
+        for (uint32_t s = 0; s < spp; s++) {
+            pw_vec3 L = pw_path_trace(&view, &prm, x, y, sample_base + s, &ext, &shadow);
+            if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
+                sum[3 * i + 0] += L.x;
+                sum[3 * i + 1] += L.y;
+                sum[3 * i + 2] += L.z;
+            }
+        }
     }
     count_rays(counters, ext, shadow);
 }
