@@ -34,10 +34,19 @@ BUNNY=carry/shared/scenes/stanford-bunny/bunny.ply
 SPONZA=carry/shared/scenes/sponza-dabrovic/sponza.obj
 
 step gpu-tests $BIN/test_gpu
+# The analytic and furnace tests of the CPU suite, rendered on each GPU backend.
+for b in cuda-mega cuda-wave; do
+    step "analytic-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_analytic
+    step "furnace-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_furnace
+done
 step memcheck-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render toy --backend cuda-mega --width 64 --height 36 --spp 2 -q -o "$OUT/memcheck-toy.png"
 step memcheck-mesh compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render "$BUNNY" --backend cuda-mega --width 64 --height 48 --spp 2 -q -o "$OUT/memcheck-mesh.png"
+step memcheck-wave compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PW render cornell --backend cuda-wave --width 64 --height 48 --spp 2 -q -o "$OUT/memcheck-wave.png"
+step racecheck-wave compute-sanitizer --tool racecheck --error-exitcode 1 \
+    $PW render toy --backend cuda-wave --width 32 --height 18 --spp 1 -q -o "$OUT/racecheck-wave.png"
 step racecheck-toy compute-sanitizer --tool racecheck --error-exitcode 1 \
     $PW render toy-small --backend cuda-mega --width 32 --height 18 --spp 1 -q -o "$OUT/racecheck.png"
 step bad-input-missing fails_with "no-such.obj" $PW render no-such.obj --backend cuda-mega -o "$OUT/x.png"
@@ -49,25 +58,31 @@ bench() { # bench NAME args...: median of 5 frames after a warm-up, as JSON
     step "bench-$name" $PW bench "$@" --frames 5 --json
     cp "$OUT/bench-$name.log" "$OUT/bench-$name.json"
 }
-bench toy toy --backend cuda-mega
-bench toy-small toy-small --backend cuda-mega --spp-per-frame 32
-bench rtiow rtiow --backend cuda-mega --spp-per-frame 10
-bench cornell cornell --backend cuda-mega --width 1920 --height 1080
-bench sponza "$SPONZA" --backend cuda-mega --width 1920 --height 1080 --max-depth 8
+BUNNY_ARGS=("$BUNNY" --width 1920 --height 1080 --max-depth 8)
+for b in mega wave; do
+    bench toy-$b toy --backend cuda-$b
+    bench toy-small-$b toy-small --backend cuda-$b --spp-per-frame 32
+    bench rtiow-$b rtiow --backend cuda-$b --spp-per-frame 10
+    bench cornell-$b cornell --backend cuda-$b --width 1920 --height 1080
+    bench sponza-$b "$SPONZA" --backend cuda-$b --width 1920 --height 1080 --max-depth 8
+    bench bunny-$b "${BUNNY_ARGS[@]}" --backend cuda-$b
+done
+$PW bench toy --backend cuda-wave --frames 3 --stats > "$OUT/stages-toy.txt" 2>&1
+$PW bench cornell --backend cuda-wave --width 1920 --height 1080 --frames 3 --stats > "$OUT/stages-cornell.txt" 2>&1
 
 echo
-printf '%-12s %14s %12s %14s\n' scene Mray/s ms/frame rays/px-sample | tee "$OUT/table.txt"
-for n in toy toy-small rtiow cornell sponza; do
-    f="$OUT/bench-$n.json"
-    python3 - "$f" "$n" <<'PY' | tee -a "$OUT/table.txt"
+printf '%-16s %14s %12s %14s\n' scene Mray/s ms/frame rays/px-sample | tee "$OUT/table.txt"
+for n in toy toy-small rtiow cornell sponza bunny; do for b in mega wave; do
+    f="$OUT/bench-$n-$b.json"
+    python3 - "$f" "$n-$b" <<'PY' | tee -a "$OUT/table.txt"
 import json, sys
 try:
     j = json.load(open(sys.argv[1]))
-    print("%-12s %14.1f %12.3f %14.3f" % (sys.argv[2], j["mrays_per_s_median"], j["ms_per_frame_median"], j["rays_per_pixel_sample"]))
+    print("%-16s %14.1f %12.3f %14.3f" % (sys.argv[2], j["mrays_per_s_median"], j["ms_per_frame_median"], j["rays_per_pixel_sample"]))
 except Exception as e:
-    print("%-12s %14s" % (sys.argv[2], "failed"))
+    print("%-16s %14s" % (sys.argv[2], "failed"))
 PY
-done
+done; done
 echo
 cat "$OUT/summary.txt"
 # Everything in one file: the device tool returns only a few files.

@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 
-static const char *const backend_names[PW_BACKEND_COUNT] = {"auto", "cpu", "cuda-mega"};
+static const char *const backend_names[PW_BACKEND_COUNT] = {"auto", "cpu", "cuda-mega", "cpu-wave", "cuda-wave"};
 
 const char *pw_backend_name(pw_backend b) { return b >= 0 && b < PW_BACKEND_COUNT ? backend_names[b] : "unknown"; }
 
@@ -20,7 +20,7 @@ pw_status pw_backend_from_name(const char *name, pw_backend *out)
             *out = (pw_backend)i;
             return PW_OK;
         }
-    return pw_fail(PW_ERR_INVALID_ARGUMENT, "unknown backend '%s' (auto, cpu, cuda-mega)", name);
+    return pw_fail(PW_ERR_INVALID_ARGUMENT, "unknown backend '%s' (auto, cpu, cuda-mega, cpu-wave, cuda-wave)", name);
 }
 
 double pw_now_seconds(void)
@@ -45,6 +45,8 @@ static pw_status check_settings(const pw_scene *scene, const pw_settings *s)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "max depth %d is out of range (0..1024)", s->max_depth);
     if (s->cpu_bvh_width != 2 && s->cpu_bvh_width != 8)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "CPU BVH width %d is not 2 or 8", s->cpu_bvh_width);
+    if (s->wave_paths < 0)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "wavefront path count %d is negative", s->wave_paths);
     if (s->threads < 0 || s->threads > 1024)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "thread count %d is out of range (0..1024)", s->threads);
     if (s->light_mode == PW_LIGHT_MODE_TOY) {
@@ -101,7 +103,7 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.light_mode = (uint32_t)s.light_mode;
     r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
     snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
-    if (s.backend == PW_BACKEND_CUDA_MEGA) {
+    if (s.backend == PW_BACKEND_CUDA_MEGA || s.backend == PW_BACKEND_CUDA_WAVE) {
         if ((st = pw_cuda_create(r)) != PW_OK) {
             pw_renderer_free(r);
             return st;
@@ -118,6 +120,7 @@ void pw_renderer_free(pw_renderer *r)
     if (!r)
         return;
     pw_cuda_destroy(r);
+    pw_cpu_wave_free(r);
     pw_bvh8_free(&r->bvh8);
     free(r->sum);
     free(r->count);
@@ -129,15 +132,50 @@ pw_status pw_renderer_render(pw_renderer *r, int spp)
     if (spp < 1 || spp > (1 << 24))
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "samples per pixel %d is out of range (1..%d)", spp, 1 << 24);
     double t0 = pw_now_seconds();
-    pw_status st = r->backend == PW_BACKEND_CUDA_MEGA ? pw_cuda_render(r, spp) : pw_cpu_render(r, spp);
+    pw_status st;
+    switch (r->backend) {
+    case PW_BACKEND_CUDA_MEGA:
+        st = pw_cuda_render(r, spp);
+        break;
+    case PW_BACKEND_CUDA_WAVE:
+        st = pw_cuda_wave_render(r, spp);
+        break;
+    case PW_BACKEND_CPU_WAVE:
+        st = pw_cpu_wave_render(r, spp);
+        break;
+    default:
+        st = pw_cpu_render(r, spp);
+        break;
+    }
     double dt = pw_now_seconds() - t0;
     r->stats.render_seconds += dt;
-    if (r->backend == PW_BACKEND_CPU)
+    if (r->backend == PW_BACKEND_CPU || r->backend == PW_BACKEND_CPU_WAVE)
         r->stats.device_seconds += dt;
     return st;
 }
 
 void pw_renderer_cancel(pw_renderer *r) { r->cancel = 1; }
+
+const char *pw_stage_name(int stage)
+{
+    static const char *const names[PW_STAGE_COUNT] = {"generate", "extend", "shade", "connect", "resolve"};
+    return stage >= 0 && stage < PW_STAGE_COUNT ? names[stage] : "unknown";
+}
+
+void pw_stage_record(pw_renderer *r, uint32_t bounce, int stage, double seconds, uint64_t items)
+{
+    uint32_t row = bounce < PW_STATS_BOUNCES ? bounce : PW_STATS_BOUNCES - 1;
+    r->stage[row].seconds[stage] += seconds;
+    r->stage[row].items[stage] += items;
+    if ((int)row + 1 > r->stage_rows)
+        r->stage_rows = (int)row + 1;
+}
+
+const pw_stage_stats *pw_renderer_stage_stats(const pw_renderer *r, int *bounces)
+{
+    *bounces = r->stage_rows;
+    return r->stage;
+}
 
 pw_backend pw_renderer_backend(const pw_renderer *r) { return r->backend; }
 

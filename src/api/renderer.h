@@ -25,12 +25,21 @@ struct pw_renderer {
     volatile sig_atomic_t cancel;
     void *cuda;           /* CUDA backends: device buffers (backend/cuda) */
     char backend_note[300]; /* why auto chose the backend it did, or "" */
+    void *cpu_wave;         /* CPU wavefront: path state and queues */
+    pw_stage_stats stage[PW_STATS_BOUNCES];
+    int stage_rows;
 };
 
 /* CPU megakernel: adds spp samples to every pixel with all threads. */
 pw_status pw_cpu_render(pw_renderer *r, int spp);
 
 double pw_now_seconds(void);
+
+/* CPU wavefront (backend/cpu/cpu_wavefront.c). */
+pw_status pw_cpu_wave_render(pw_renderer *r, int spp);
+void pw_cpu_wave_free(pw_renderer *r);
+/* Adds seconds and items of one stage at one bounce to the statistics. */
+void pw_stage_record(pw_renderer *r, uint32_t bounce, int stage, double seconds, uint64_t items);
 
 /* CUDA backends (backend/cuda); without CUDA in the build they report
  * PW_ERR_NO_DEVICE. */
@@ -39,6 +48,7 @@ int pw_cuda_compiled(void);
 int pw_cuda_usable(void);
 pw_status pw_cuda_create(pw_renderer *r);
 pw_status pw_cuda_render(pw_renderer *r, int spp);
+pw_status pw_cuda_wave_render(pw_renderer *r, int spp);
 /* Copies the device accumulation into r->sum and r->count. */
 pw_status pw_cuda_download(pw_renderer *r);
 void pw_cuda_destroy(pw_renderer *r);

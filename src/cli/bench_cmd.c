@@ -20,6 +20,31 @@ static double median(double *v, int n)
 
 static uint64_t rays_of(const pw_render_stats *s) { return s->camera_rays + s->bounce_rays + s->shadow_rays; }
 
+/* Per-bounce time and items of each wavefront stage, per frame. */
+static void print_stage_stats(const pw_renderer *r, int frames)
+{
+    int rows;
+    const pw_stage_stats *st = pw_renderer_stage_stats(r, &rows);
+    if (rows == 0) {
+        printf("(no stage statistics: the backend is not a wavefront)\n");
+        return;
+    }
+    printf("\nper frame (mean of %d, warm-up included): ms and items of each stage\n%-7s", frames, "bounce");
+    for (int k = 0; k < PW_STAGE_COUNT; k++)
+        printf(" %20s", pw_stage_name(k));
+    printf("\n");
+    for (int b = 0; b < rows; b++) {
+        printf("%-7d", b);
+        for (int k = 0; k < PW_STAGE_COUNT; k++) {
+            char cell[32];
+            snprintf(cell, sizeof cell, "%.3f/%llu", st[b].seconds[k] * 1e3 / frames,
+                     (unsigned long long)(st[b].items[k] / (uint64_t)frames));
+            printf(" %20s", st[b].items[k] || st[b].seconds[k] > 0 ? cell : "-");
+        }
+        printf("\n");
+    }
+}
+
 static void print_json(const char *scene, const pw_settings *s, int spf, int frames, double rpps, double mrays,
                        double ms, double build_ms, const char *backend)
 {
@@ -53,6 +78,7 @@ int cmd_bench(int argc, char **argv)
     pw_settings s;
     if (!cli_load_scene(&o, &scene, &s))
         return 1;
+    s.stage_stats = o.stats;
     int spf = o.spp_per_frame ? o.spp_per_frame : (strncmp(o.scene, "toy", 3) == 0 ? 4 : 1);
     pw_renderer *r;
     if (pw_renderer_create(scene, &s, &r) != PW_OK) {
@@ -90,12 +116,14 @@ int cmd_bench(int argc, char **argv)
         if (o.json)
             print_json(o.scene, &s, spf, o.frames, rpps, mr, mt, info.bvh_build_ms, backend);
         else {
-            printf("%-12s %-8s %-10s %9s %14s %12s %12s\n", "scene", "backend", "size", "spp/frame", "rays/px-sample",
+            printf("%-12s %-9s %-10s %9s %14s %12s %12s\n", "scene", "backend", "size", "spp/frame", "rays/px-sample",
                    "Mray/s", "ms/frame");
             char size[32];
             snprintf(size, sizeof size, "%dx%d", s.width, s.height);
-            printf("%-12s %-8s %-10s %9d %14.3f %12.1f %12.2f\n", o.scene, backend, size, spf, rpps, mr, mt);
+            printf("%-12s %-9s %-10s %9d %14.3f %12.1f %12.2f\n", o.scene, backend, size, spf, rpps, mr, mt);
         }
+        if (o.stats)
+            print_stage_stats(r, o.frames + 1);
     }
     free(mrays);
     free(ms);

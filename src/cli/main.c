@@ -30,7 +30,7 @@ static const char *const usage_render =
     "  --max-depth N        bounces per path [scene's default]\n"
     "  --seed N             random seed; same seed, same image [1]\n"
     "  --threads N          CPU threads, 0 = all cores [0]\n"
-    "  --backend NAME       auto or cpu [auto]\n"
+    "  --backend NAME       auto, cpu, cuda-mega, cpu-wave or cuda-wave [auto]\n"
     "  --light-mode MODE    mis, toy or none [scene's default]\n"
     "  --tonemap NAME       clamp, aces or reinhard, for PNG [clamp]\n"
     "  --exposure X         multiply radiance before tonemapping [1]\n"
@@ -54,6 +54,7 @@ static const char *const usage_bench =
     "  --spp-per-frame N    samples per pixel in each frame\n"
     "  --width N, --height N, --max-depth N, --seed N, --threads N, --backend NAME,\n"
     "  --light-mode MODE    as for render\n"
+    "  --stats              wavefront backends: time and items of each stage per bounce\n"
     "  --json               print the result as JSON instead of a table\n";
 
 static int cmd_scenes(void)

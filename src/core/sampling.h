@@ -9,8 +9,9 @@ PW_HD pw_vec3 pw_sample_unit_sphere_surface(float u1, float u2)
 {
     float z = 1.0f - 2.0f * u1;
     float r = sqrtf(pw_maxf(0.0f, 1.0f - z * z));
-    float phi = 2.0f * PW_PI * u2;
-    return v3(r * cosf(phi), r * sinf(phi), z);
+    float sp, cp;
+    pw_sincos(2.0f * PW_PI * u2, &sp, &cp);
+    return v3(r * cp, r * sp, z);
 }
 
 /* Uniform point inside the unit ball: direction times cube-root radius. */
@@ -34,9 +35,10 @@ PW_HD pw_vec3 pw_sample_cone(pw_vec3 w, float cos_max, float u1, float u2)
 {
     float cos_a = 1.0f - u1 + u1 * cos_max;
     float sin_a = sqrtf(pw_maxf(0.0f, 1.0f - cos_a * cos_a));
-    float phi = 2.0f * PW_PI * u2;
+    float sp, cp;
+    pw_sincos(2.0f * PW_PI * u2, &sp, &cp);
     pw_frame f = pw_frame_from_normal(w);
-    return pw_frame_to_world(&f, v3(cosf(phi) * sin_a, sinf(phi) * sin_a, cos_a));
+    return pw_frame_to_world(&f, v3(cp * sin_a, sp * sin_a, cos_a));
 }
 
 /* Concentric map of the square to the unit disk (Shirley and Chiu). */
@@ -56,8 +58,10 @@ PW_HD void pw_sample_disk(float u1, float u2, float *x, float *y)
         r = b;
         phi = (PW_PI / 2.0f) - (PW_PI / 4.0f) * (a / b);
     }
-    *x = r * cosf(phi);
-    *y = r * sinf(phi);
+    float sp, cp;
+    pw_sincos(phi, &sp, &cp);
+    *x = r * cp;
+    *y = r * sp;
 }
 
 /* Uniform barycentrics (b1, b2) on a triangle. */

@@ -44,13 +44,13 @@ static pw_status render(pw_scene *s, pw_backend b, int w, int h, int spp, image 
  * standard errors of zero, the standard error taken from the per-pixel
  * differences themselves. A real divergence (different RNG streams, a
  * missing factor) fails both by orders of magnitude. */
-static void check_agreement(const char *name, pw_scene *s, int w, int h, int spp)
+static void check_agreement_with(const char *name, pw_scene *s, int w, int h, int spp, pw_backend backend)
 {
     image cpu = {0}, gpu = {0};
     assert_int_equal(render(s, PW_BACKEND_CPU, w, h, spp, &cpu), PW_OK);
-    pw_status e = render(s, PW_BACKEND_CUDA_MEGA, w, h, spp, &gpu);
+    pw_status e = render(s, backend, w, h, spp, &gpu);
     if (e != PW_OK)
-        fail_msg("%s: GPU render failed: %s", name, pw_last_error());
+        fail_msg("%s: %s render failed: %s", name, pw_backend_name(backend), pw_last_error());
     size_t n = (size_t)w * h, close = 0;
     double sum = 0, sum2 = 0;
     for (size_t i = 0; i < n; i++) {
@@ -67,12 +67,19 @@ static void check_agreement(const char *name, pw_scene *s, int w, int h, int spp
     }
     double mean = sum / n, var = fmax(0.0, sum2 / n - mean * mean), se = sqrt(var / n);
     double frac = (double)close / n;
-    printf("%s: %.3f%% of pixels within 1e-3; mean difference %.3g (standard error %.3g)\n", name, 100 * frac, mean,
-           se);
+    printf("%s, %s: %.3f%% of pixels within 1e-3; mean difference %.3g (standard error %.3g)\n", name,
+           pw_backend_name(backend), 100 * frac, mean, se);
     assert_true(frac >= 0.98);
     assert_true(fabs(mean) <= 5 * se + 1e-6);
     free(cpu.rgb);
     free(gpu.rgb);
+}
+
+/* Both GPU backends against the CPU. */
+static void check_agreement(const char *name, pw_scene *s, int w, int h, int spp)
+{
+    check_agreement_with(name, s, w, h, spp, PW_BACKEND_CUDA_MEGA);
+    check_agreement_with(name, s, w, h, spp, PW_BACKEND_CUDA_WAVE);
 }
 
 static int gpu_or_skip(void)

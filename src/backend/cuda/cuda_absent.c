@@ -25,6 +25,11 @@ pw_status pw_cuda_render(pw_renderer *r, int spp)
     return pw_fail(PW_ERR_NO_DEVICE, "this pathwave was built without CUDA");
 }
 
+pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
+{
+    return pw_cuda_render(r, spp);
+}
+
 pw_status pw_cuda_download(pw_renderer *r)
 {
     (void)r;

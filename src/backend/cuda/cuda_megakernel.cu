@@ -7,19 +7,8 @@
 
 #include "api/renderer.h"
 #include "backend/cuda/cuda_check.h"
-#include "backend/cuda/cuda_scene.h"
+#include "backend/cuda/cuda_state.h"
 #include "integrator/path.h"
-
-#define PW_CUDA_FLAT_MAX 16
-
-typedef struct cuda_state {
-    pw_cuda_scene scene;
-    float *d_sum;                   /* 3 floats per pixel */
-    unsigned long long *d_counters; /* [0] camera + bounce rays, [1] shadow rays */
-    cudaEvent_t ev_start, ev_stop;
-    uint32_t samples_done;          /* every pixel has this many samples */
-    dim3 block;
-} cuda_state;
 
 /* Rays are counted per thread, summed across the warp, and added to the
  * global counters by one lane: one atomic per warp instead of one per ray. */
@@ -32,22 +21,13 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
     }
 }
 
-/* Spheres of a small sphere-only scene, copied to shared memory per block. */
-extern __shared__ pw_sphere shared_spheres[];
-
 /* At most 256 threads a block and 64 registers a thread: 50% occupancy.
  * The kernel wants ~93 registers; capping it at 64 spills a little but
  * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
 __global__ void __launch_bounds__(256, 4) pw_megakernel(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum,
                               uint32_t spp, uint32_t sample_base, unsigned long long *counters)
 {
-    if (view.flat_spheres) {
-        uint32_t tid = threadIdx.x + threadIdx.y * blockDim.x, nt = blockDim.x * blockDim.y;
-        for (uint32_t i = tid; i < view.n_spheres; i += nt)
-            shared_spheres[i] = view.spheres[i];
-        __syncthreads();
-        view.spheres = shared_spheres;
-    }
+    pw_cuda_spheres_to_shared(&view);
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     uint32_t ext = 0, shadow = 0;
     if (x < prm.width && y < prm.height) {
@@ -191,6 +171,7 @@ extern "C" void pw_cuda_destroy(pw_renderer *r)
     cuda_state *c = (cuda_state *)r->cuda;
     if (!c)
         return;
+    pw_cuda_wave_free(c);
     pw_cuda_scene_free(&c->scene);
     cudaFree(c->d_sum);
     cudaFree(c->d_counters);

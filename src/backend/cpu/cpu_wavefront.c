@@ -1,0 +1,149 @@
+/* CPU wavefront: the stages of integrator/wavefront.h, each run as one
+ * parallel loop over its queue. Path state lives in one allocation carved
+ * into SoA arrays; a wave holds at most one path per pixel, and the pixels
+ * go through in waves when they do not all fit. */
+#include <stdlib.h>
+
+#include "api/renderer.h"
+#include "backend/cpu/parallel_for.h"
+#include "core/error.h"
+#include "integrator/wavefront_layout.h"
+
+/* Paths in flight at once: 1M paths are about 140 MB with 8 shadow records
+ * a path, and more gains nothing on a CPU. */
+#define CPU_WAVE_CAP (1u << 20)
+#define CHUNK 256
+
+typedef struct cpu_wave {
+    pw_wave w;
+    void *mem;
+} cpu_wave;
+
+typedef struct stage_ctx {
+    pw_renderer *r;
+    const pw_wave *w;
+    const uint32_t *queue;
+    uint32_t *next_queue;
+    uint32_t first_pixel, sample;
+} stage_ctx;
+
+static void generate_body(void *p, uint32_t b, uint32_t e)
+{
+    stage_ctx *c = p;
+    for (uint32_t i = b; i < e; i++)
+        pw_wf_generate(c->w, &c->r->view, &c->r->params, i, c->first_pixel, c->sample);
+}
+
+static void extend_body(void *p, uint32_t b, uint32_t e)
+{
+    stage_ctx *c = p;
+    for (uint32_t i = b; i < e; i++)
+        pw_wf_extend(c->w, &c->r->view, c->queue, i);
+}
+
+static void shade_body(void *p, uint32_t b, uint32_t e)
+{
+    stage_ctx *c = p;
+    for (uint32_t i = b; i < e; i++)
+        pw_wf_shade(c->w, &c->r->view, &c->r->params, c->queue, c->next_queue, i);
+}
+
+static void connect_body(void *p, uint32_t b, uint32_t e)
+{
+    stage_ctx *c = p;
+    for (uint32_t i = b; i < e; i++)
+        pw_wf_connect(c->w, &c->r->view, i);
+}
+
+static void resolve_body(void *p, uint32_t b, uint32_t e)
+{
+    stage_ctx *c = p;
+    for (uint32_t i = b; i < e; i++)
+        pw_wf_resolve(c->w, c->queue, i, c->r->sum);
+}
+
+/* Runs one stage over n items and records its time. */
+static void run_stage(stage_ctx *c, int stage, uint32_t bounce, uint32_t n, pw_range_fn body)
+{
+    double t0 = pw_now_seconds();
+    pw_parallel_for(c->r->settings.threads, n, CHUNK, body, c);
+    pw_stage_record(c->r, bounce, stage, pw_now_seconds() - t0, n);
+}
+
+/* All bounces of the paths of pixels [first, first + n) for one sample. */
+static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t n, uint32_t sample)
+{
+    pw_wave *w = &cw->w;
+    stage_ctx c = {r, w, w->queue[0], w->queue[1], first, sample};
+    run_stage(&c, PW_STAGE_GENERATE, 0, n, generate_body);
+    uint32_t rays = n;
+    for (uint32_t bounce = 0; rays > 0; bounce++) {
+        c.queue = w->queue[bounce & 1];
+        c.next_queue = w->queue[(bounce + 1) & 1];
+        w->counters[PW_WF_NEXT] = 0;
+        w->counters[PW_WF_SHADOWS] = 0;
+        run_stage(&c, PW_STAGE_EXTEND, bounce, rays, extend_body);
+        run_stage(&c, PW_STAGE_SHADE, bounce, rays, shade_body);
+        uint32_t shadows = w->counters[PW_WF_SHADOWS];
+        run_stage(&c, PW_STAGE_CONNECT, bounce, shadows, connect_body);
+        run_stage(&c, PW_STAGE_RESOLVE, bounce, rays, resolve_body);
+        r->stats.bounce_rays += rays;
+        r->stats.shadow_rays += shadows;
+        rays = w->counters[PW_WF_NEXT];
+    }
+    r->stats.bounce_rays -= n; /* the first extension of each path was its camera ray */
+    r->stats.camera_rays += n;
+    r->stats.samples += n;
+}
+
+static pw_status setup(pw_renderer *r, cpu_wave **out)
+{
+    uint32_t npix = r->params.width * r->params.height;
+    uint32_t cap = npix < CPU_WAVE_CAP ? npix : CPU_WAVE_CAP;
+    if (r->settings.wave_paths > 0 && (uint32_t)r->settings.wave_paths < cap)
+        cap = (uint32_t)r->settings.wave_paths;
+    uint32_t per = pw_wave_shadows_per_path(&r->view, r->params.light_mode);
+    cpu_wave *cw = calloc(1, sizeof *cw);
+    size_t bytes = pw_wave_bytes(cap, per);
+    if (cw)
+        cw->mem = aligned_alloc(256, bytes);
+    if (!cw || !cw->mem) {
+        free(cw);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory for %u wavefront paths (%.0f MiB)", cap, bytes / 1048576.0);
+    }
+    pw_wave_carve(&cw->w, cw->mem, cap, per);
+    *out = cw;
+    return PW_OK;
+}
+
+pw_status pw_cpu_wave_render(pw_renderer *r, int spp)
+{
+    if (!r->cpu_wave) {
+        pw_status st = setup(r, (cpu_wave **)&r->cpu_wave);
+        if (st != PW_OK)
+            return st;
+    }
+    cpu_wave *cw = r->cpu_wave;
+    uint32_t npix = r->params.width * r->params.height;
+    for (int s = 0; s < spp && !r->cancel; s++) {
+        /* Waves always cover the same pixel ranges, so the pixels of one
+         * wave share their sample count even after an interruption. */
+        for (uint32_t first = 0; first < npix && !r->cancel; first += cw->w.cap) {
+            uint32_t n = npix - first < cw->w.cap ? npix - first : cw->w.cap;
+            run_wave(r, cw, first, n, r->count[first]);
+            for (uint32_t i = first; i < first + n; i++)
+                r->count[i]++;
+        }
+    }
+    return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;
+}
+
+void pw_cpu_wave_free(pw_renderer *r)
+{
+    cpu_wave *cw = r->cpu_wave;
+    if (!cw)
+        return;
+    free(cw->mem);
+    free(cw);
+    r->cpu_wave = NULL;
+}

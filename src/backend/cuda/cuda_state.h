@@ -1,0 +1,36 @@
+/* What the CUDA backends keep between calls, and what they share. */
+#ifndef PW_CUDA_STATE_H
+#define PW_CUDA_STATE_H
+
+#include "backend/cuda/cuda_scene.h"
+
+#define PW_CUDA_FLAT_MAX 16
+
+typedef struct cuda_state {
+    pw_cuda_scene scene;
+    float *d_sum;                   /* 3 floats per pixel */
+    unsigned long long *d_counters; /* [0] camera + bounce rays, [1] shadow rays */
+    cudaEvent_t ev_start, ev_stop;
+    uint32_t samples_done;          /* every pixel has this many samples */
+    dim3 block;
+    struct cuda_wave *wave;         /* the CUDA wavefront's buffers, made on first use */
+} cuda_state;
+
+/* Spheres of a small sphere-only scene, copied to shared memory per block
+ * (launch with n_spheres * sizeof(pw_sphere) bytes of dynamic shared memory). */
+extern __shared__ pw_sphere pw_shared_spheres[];
+
+__device__ static inline void pw_cuda_spheres_to_shared(pw_scene_view *view)
+{
+    if (!view->flat_spheres)
+        return;
+    uint32_t tid = threadIdx.x + threadIdx.y * blockDim.x, nt = blockDim.x * blockDim.y;
+    for (uint32_t i = tid; i < view->n_spheres; i += nt)
+        pw_shared_spheres[i] = view->spheres[i];
+    __syncthreads();
+    view->spheres = pw_shared_spheres;
+}
+
+void pw_cuda_wave_free(cuda_state *c);
+
+#endif

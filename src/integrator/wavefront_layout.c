@@ -1,0 +1,64 @@
+#include "integrator/wavefront_layout.h"
+
+#include <string.h>
+
+/* Walks the arrays in one fixed order; with w NULL it only measures. */
+static size_t carve(pw_wave *w, char *base, uint32_t cap, uint32_t per_path)
+{
+    size_t off = 0;
+    uint32_t sc = cap * per_path;
+    pw_wave scratch; /* gives the element sizes when only measuring */
+    pw_wave *t = w ? w : &scratch;
+#define ARRAY(field, count)                                                   \
+    do {                                                                      \
+        if (w)                                                                \
+            w->field = (void *)(base + off);                                  \
+        off += ((size_t)(count) * sizeof *t->field + 255) & ~(size_t)255;      \
+    } while (0)
+    ARRAY(ox, cap); ARRAY(oy, cap); ARRAY(oz, cap);
+    ARRAY(dx, cap); ARRAY(dy, cap); ARRAY(dz, cap);
+    ARRAY(bx, cap); ARRAY(by, cap); ARRAY(bz, cap);
+    ARRAY(lx, cap); ARRAY(ly, cap); ARRAY(lz, cap);
+    ARRAY(prev_pdf, cap);
+    ARRAY(depth, cap); ARRAY(flags, cap); ARRAY(key, cap); ARRAY(pixel, cap); ARRAY(alive, cap);
+    ARRAY(hit_t, cap); ARRAY(hit_u, cap); ARRAY(hit_v, cap); ARRAY(hit_prim, cap);
+    ARRAY(sh_first, cap); ARRAY(sh_count, cap);
+    ARRAY(queue[0], cap); ARRAY(queue[1], cap);
+    ARRAY(s_ox, sc); ARRAY(s_oy, sc); ARRAY(s_oz, sc);
+    ARRAY(s_dx, sc); ARRAY(s_dy, sc); ARRAY(s_dz, sc);
+    ARRAY(s_tmax, sc); ARRAY(s_cx, sc); ARRAY(s_cy, sc); ARRAY(s_cz, sc);
+    ARRAY(s_visible, sc);
+    ARRAY(counters, PW_WF_COUNTERS);
+#undef ARRAY
+    if (w) {
+        w->cap = cap;
+        w->shadow_cap = sc;
+    }
+    return off;
+}
+
+size_t pw_wave_bytes(uint32_t cap, uint32_t shadows_per_path) { return carve(NULL, NULL, cap, shadows_per_path); }
+
+size_t pw_wave_bytes_per_path(uint32_t shadows_per_path)
+{
+    return 24 * 4 + 2 * 4 + (size_t)shadows_per_path * 11 * 4;
+}
+
+void pw_wave_carve(pw_wave *w, void *base, uint32_t cap, uint32_t shadows_per_path)
+{
+    memset(w, 0, sizeof *w);
+    carve(w, base, cap, shadows_per_path);
+}
+
+uint32_t pw_wave_shadows_per_path(const pw_scene_view *s, uint32_t light_mode)
+{
+    if (light_mode == PW_LIGHTS_MIS)
+        return 1;
+    if (light_mode == PW_LIGHTS_TOY) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < s->n_lights; i++)
+            n += s->lights[i].type == PW_LIGHT_SPHERE;
+        return n < 1 ? 1 : (n > PW_MAX_SHADOW ? PW_MAX_SHADOW : n);
+    }
+    return 1;
+}

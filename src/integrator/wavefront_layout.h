@@ -1,0 +1,26 @@
+/* Carving one allocation into the wavefront's arrays, for host and device
+ * memory alike (only pointer arithmetic happens here). */
+#ifndef PW_WAVEFRONT_LAYOUT_H
+#define PW_WAVEFRONT_LAYOUT_H
+
+#include <stddef.h>
+
+#include "integrator/wavefront.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes per path slot, shadow records included. */
+size_t pw_wave_bytes_per_path(uint32_t shadows_per_path);
+/* Total bytes for cap paths, every array aligned to 256 bytes. */
+size_t pw_wave_bytes(uint32_t cap, uint32_t shadows_per_path);
+/* Points every array of *w into base (pw_wave_bytes of memory). */
+void pw_wave_carve(pw_wave *w, void *base, uint32_t cap, uint32_t shadows_per_path);
+/* Shadow rays one path can make per bounce under the given light mode. */
+uint32_t pw_wave_shadows_per_path(const pw_scene_view *s, uint32_t light_mode);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
