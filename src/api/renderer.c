@@ -45,6 +45,8 @@ static pw_status check_settings(const pw_scene *scene, const pw_settings *s)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "max depth %d is out of range (0..1024)", s->max_depth);
     if (s->cpu_bvh_width != 2 && s->cpu_bvh_width != 8)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "CPU BVH width %d is not 2 or 8", s->cpu_bvh_width);
+    if (s->split < 1 || s->split > 64)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "split %d is out of range (1..64)", s->split);
     if (s->wave_paths < 0)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "wavefront path count %d is negative", s->wave_paths);
     if (s->threads < 0 || s->threads > 1024)
@@ -101,6 +103,7 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.rr_depth = s.rr_depth < 1 ? 1u : (uint32_t)s.rr_depth;
     r->params.seed = s.seed;
     r->params.light_mode = (uint32_t)s.light_mode;
+    r->params.split = (uint32_t)s.split;
     r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
     snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
     if (s.backend == PW_BACKEND_CUDA_MEGA || s.backend == PW_BACKEND_CUDA_WAVE) {

@@ -34,6 +34,7 @@ static const char *const usage_render =
     "  --light-mode MODE    mis, toy or none [scene's default]\n"
     "  --tonemap NAME       clamp, aces or reinhard, for PNG [clamp]\n"
     "  --exposure X         multiply radiance before tonemapping [1]\n"
+    "  --split N            ray splitting: N child paths at each path's first hit [1]\n"
     "  --cpu-bvh 8|2        CPU BVH: 8-wide AVX2 or the GPU's binary layout [8]\n"
     "  --stats              print scene and ray statistics\n"
     "  -q, --quiet          no progress bar and no summary\n"
@@ -53,6 +54,7 @@ static const char *const usage_bench =
     "  --frames N           timed frames [5]\n"
     "  --spp-per-frame N    samples per pixel in each frame\n"
     "  --width N, --height N, --max-depth N, --seed N, --threads N, --backend NAME,\n"
+    "  --split N, --cpu-bvh 8|2,\n"
     "  --light-mode MODE    as for render\n"
     "  --stats              wavefront backends: time and items of each stage per bounce\n"
     "  --json               print the result as JSON instead of a table\n";

@@ -57,7 +57,7 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
     o->frames = 5;
     static const char *const valued[] = {"-o", "--output", "--exr", "--spp", "--width", "--height", "--max-depth",
                                          "--seed", "--threads", "--frames", "--spp-per-frame", "--backend",
-                                         "--light-mode", "--tonemap", "--exposure", "--cpu-bvh"};
+                                         "--light-mode", "--tonemap", "--exposure", "--cpu-bvh", "--split"};
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         int takes_value = 0;
@@ -100,6 +100,8 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
                 fprintf(stderr, "pathwave: %s\n", pw_last_error());
         } else if (strcmp(a, "--exposure") == 0)
             ok = parse_float(a, v, 0.0f, 1e6f, &o->exposure);
+        else if (strcmp(a, "--split") == 0)
+            ok = parse_int(a, v, 1, 64, &o->split);
         else if (strcmp(a, "--cpu-bvh") == 0)
             ok = parse_int(a, v, 2, 8, &o->cpu_bvh_width);
         else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
@@ -156,6 +158,8 @@ int cli_load_scene(const cli_options *o, pw_scene **scene, pw_settings *s)
     if (o->set_light_mode)
         s->light_mode = o->light_mode;
     s->threads = o->threads;
+    if (o->split)
+        s->split = o->split;
     if (o->cpu_bvh_width)
         s->cpu_bvh_width = o->cpu_bvh_width;
     s->backend = o->backend;

@@ -19,7 +19,7 @@ typedef struct cli_options {
     pw_light_mode light_mode;
     pw_tonemap tonemap;
     float exposure;
-    int quiet, json, stats, cpu_bvh_width;
+    int quiet, json, stats, cpu_bvh_width, split;
 } cli_options;
 
 /* Parses argv[first..] for the given command; prints a one-line error and

@@ -180,23 +180,27 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     return !v3_is_zero(p->beta);
 }
 
-/* One whole path, bounce by bounce: the closest hit, shading, then the
- * shadow rays shading made. Every lane of a GPU warp runs these phases in
- * step; a single trace call site for all ray kinds measured slower, as
- * lanes then interleave tracing with shading (docs/PERFORMANCE.md). Adds
- * the rays cast to *ext_rays (camera and bounce) and *shadow_rays. */
-PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
-                            uint32_t sample, uint32_t *ext_rays, uint32_t *shadow_rays)
+/* Ray splitting: child k of split children of a path at its first hit.
+ * Each child shades that hit itself (emission, light sample, its own next
+ * direction) with 1/split of the throughput and random numbers of its own,
+ * so the children's radiance sums to an unbiased estimate of the path's. */
+PW_HD pw_path pw_path_child(const pw_path *p, uint32_t k, uint32_t split)
 {
-    pw_path p = pw_path_begin(s, prm, px, py, sample);
+    pw_path c = *p;
+    c.beta = v3_scale(p->beta, 1.0f / (float)split);
+    c.key = pw_hash_combine(p->key, 0x51f7c0deu + k);
+    return c;
+}
+
+/* A path from the hit h on: shading, the shadow rays it made, the next
+ * segment, until the path ends. Every lane of a GPU warp runs these phases
+ * in step; a single trace call site for all ray kinds measured slower, as
+ * lanes then interleave tracing with shading (docs/PERFORMANCE.md). */
+PW_HD pw_vec3 pw_path_continue(const pw_scene_view *s, const pw_render_params *prm, pw_path p, pw_hit h,
+                               uint32_t *ext_rays, uint32_t *shadow_rays)
+{
     pw_shadow_ray sh[PW_MAX_SHADOW];
     for (;;) {
-        pw_hit h;
-        (*ext_rays)++;
-        if (!pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h)) {
-            pw_path_miss(s, &p);
-            break;
-        }
         int n;
         int alive = pw_path_shade(s, prm, &p, &h, sh, &n);
         *shadow_rays += (uint32_t)n;
@@ -207,8 +211,34 @@ PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm,
         }
         if (!alive)
             break;
+        (*ext_rays)++;
+        if (!pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h)) {
+            pw_path_miss(s, &p);
+            break;
+        }
     }
     return p.L;
+}
+
+/* One whole path of a pixel sample (split into prm->split children at the
+ * first hit): what the CPU and CUDA megakernels run. Adds the rays cast to
+ * *ext_rays (camera and bounce) and *shadow_rays. */
+PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
+                            uint32_t sample, uint32_t *ext_rays, uint32_t *shadow_rays)
+{
+    pw_path p = pw_path_begin(s, prm, px, py, sample);
+    pw_hit h;
+    (*ext_rays)++;
+    if (!pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h)) {
+        pw_path_miss(s, &p);
+        return p.L;
+    }
+    if (prm->split <= 1)
+        return pw_path_continue(s, prm, p, h, ext_rays, shadow_rays);
+    pw_vec3 L = v3s(0.0f);
+    for (uint32_t k = 0; k < prm->split; k++)
+        L = v3_add(L, pw_path_continue(s, prm, pw_path_child(&p, k, prm->split), h, ext_rays, shadow_rays));
+    return L;
 }
 
 #endif

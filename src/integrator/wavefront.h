@@ -11,7 +11,9 @@
  * shaded path adds its unoccluded shadow contributions, in order; a finished
  * path adds its radiance to its pixel). A wave holds at most one path per
  * pixel, so the pixel sum needs no atomics and the image does not depend on
- * the order items run in. */
+ * the order items run in. With ray splitting, a pixel's children finish
+ * independently and add with atomics: the image is then the same up to the
+ * rounding of the order of those additions. */
 #ifndef PW_WAVEFRONT_H
 #define PW_WAVEFRONT_H
 
@@ -19,18 +21,19 @@
 
 /* Device-side counters, read by the next stage instead of the host. */
 enum {
-    PW_WF_RAYS = 0,      /* items in the current ray queue */
-    PW_WF_NEXT = 1,      /* items appended to the next ray queue */
-    PW_WF_SHADOWS = 2,   /* items in the shadow queue */
-    PW_WF_TOTAL_EXT = 3, /* camera + bounce rays traced, summed over bounces (two words: low, high) */
-    PW_WF_TOTAL_SHADOW = 5,
+    PW_WF_RAYS = 0,    /* items in the current ray queue */
+    PW_WF_NEXT = 1,    /* items appended to the next ray queue */
+    PW_WF_SHADOWS = 2, /* items in the shadow queue */
+    PW_WF_SHADED = 3,  /* paths shaded this bounce (ray splitting adds children) */
+    PW_WF_SLOTS = 4,   /* path slots in use */
     PW_WF_COUNTERS = 8
 };
 
 /* Path state in structure-of-arrays form, 96 bytes a path:
  *   ray origin and direction 6 x 4, throughput 3 x 4, radiance 3 x 4,
  *   BSDF pdf 4, depth 4, flags 4, RNG key 4, pixel 4, alive 4,
- *   hit (t, prim, u, v) 16, shadow range (first, count) 8.
+ *   hit (t, prim, u, v) 16, shadow range (first, count) 8,
+ *   entries in the two ray queues and the shaded list 12.
  * Directions and throughputs are kept as full floats: packing them would
  * change the paths against the megakernel. Shadow records are 44 bytes:
  *   origin, direction, contribution 3 x 12, distance 4, visible 4.
@@ -46,6 +49,7 @@ typedef struct pw_wave {
     uint32_t *hit_prim;
     uint32_t *sh_first, *sh_count;
     uint32_t *queue[2];   /* current and next ray queue (swapped each bounce) */
+    uint32_t *shaded;     /* paths shaded this bounce, children of a split included */
     float *s_ox, *s_oy, *s_oz, *s_dx, *s_dy, *s_dz, *s_tmax, *s_cx, *s_cy, *s_cz;
     uint32_t *s_visible;
     uint32_t *counters;   /* PW_WF_COUNTERS words */
@@ -131,25 +135,17 @@ PW_HD void pw_wf_extend(const pw_wave *w, const pw_scene_view *s, const uint32_t
     w->hit_v[pi] = h.v;
 }
 
-/* shade: emission, shadow rays into the shadow queue, the next segment into
- * the next ray queue. */
-PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, const uint32_t *queue,
-                       uint32_t *next_queue, uint32_t i)
+/* Shades path p (hit h) in slot pi: emission, shadow rays into the shadow
+ * queue, the next segment into the next ray queue. */
+PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t *next_queue,
+                           uint32_t pi, pw_path p, const pw_hit *h)
 {
-    uint32_t pi = queue[i];
-    pw_path p = pw_wf_load(w, pi);
     pw_shadow_ray sh[PW_MAX_SHADOW];
     int n = 0, alive = 0;
-    if (w->hit_prim[pi] == PW_NO_HIT) {
+    if (h->prim == PW_NO_HIT)
         pw_path_miss(s, &p);
-    } else {
-        pw_hit h;
-        h.t = w->hit_t[pi];
-        h.prim = w->hit_prim[pi];
-        h.u = w->hit_u[pi];
-        h.v = w->hit_v[pi];
-        alive = pw_path_shade(s, prm, &p, &h, sh, &n);
-    }
+    else
+        alive = pw_path_shade(s, prm, &p, h, sh, &n);
     uint32_t first = pw_wf_alloc(&w->counters[PW_WF_SHADOWS], (uint32_t)n);
     for (int k = 0; k < n; k++) {
         uint32_t j = first + (uint32_t)k;
@@ -162,9 +158,33 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
     w->sh_count[pi] = (uint32_t)n;
     w->alive[pi] = (uint32_t)alive;
     pw_wf_store(w, pi, &p);
+    w->shaded[pw_wf_alloc(&w->counters[PW_WF_SHADED], 1u)] = pi;
     uint32_t slot = pw_wf_alloc(&w->counters[PW_WF_NEXT], alive ? 1u : 0u);
     if (alive)
         next_queue[slot] = pi;
+}
+
+/* shade: the path in queue slot i. At the first hit with ray splitting on,
+ * it spawns prm->split children in new slots (one atomic per warp), each
+ * shading the hit with 1/split of the throughput (pw_path_child). */
+PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, const uint32_t *queue,
+                       uint32_t *next_queue, uint32_t i)
+{
+    uint32_t pi = queue[i];
+    pw_path p = pw_wf_load(w, pi);
+    pw_hit h;
+    h.t = w->hit_t[pi];
+    h.prim = w->hit_prim[pi];
+    h.u = w->hit_u[pi];
+    h.v = w->hit_v[pi];
+    uint32_t split = p.depth == 0 && h.prim != PW_NO_HIT && prm->split > 1 ? prm->split : 1u;
+    uint32_t base = pw_wf_alloc(&w->counters[PW_WF_SLOTS], split - 1);
+    for (uint32_t k = 0; k < split; k++) {
+        uint32_t ci = k == 0 ? pi : base + k - 1;
+        if (k > 0)
+            w->pixel[ci] = w->pixel[pi];
+        pw_wf_shade_one(w, s, prm, next_queue, ci, split > 1 ? pw_path_child(&p, k, split) : p, &h);
+    }
 }
 
 /* connect: is shadow ray j unoccluded? */
@@ -177,12 +197,26 @@ PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, uint32_t j)
     w->s_visible[j] = !pw_trace(s, r, s->t_min, w->s_tmax[j], 1, &h);
 }
 
-/* resolve: the path in queue slot i adds its unoccluded shadow
- * contributions in the order they were made (the megakernel's order, so
- * images match it); a finished path adds its radiance to its pixel. */
-PW_HD void pw_wf_resolve(const pw_wave *w, const uint32_t *queue, uint32_t i, float *sum)
+/* Adds v to *p from any thread. */
+PW_HD void pw_atomic_add_float(float *p, float v)
 {
-    uint32_t pi = queue[i];
+#if PW_DEVICE_CODE
+    atomicAdd(p, v);
+#else
+    uint32_t old = __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED), want;
+    do {
+        want = (uint32_t)pw_float_as_int(pw_int_as_float((int32_t)old) + v);
+    } while (!__atomic_compare_exchange_n((uint32_t *)p, &old, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+#endif
+}
+
+/* resolve: the path in slot i of the shaded list adds its unoccluded shadow
+ * contributions in the order they were made (the megakernel's order, so
+ * images match it); a finished path adds its radiance to its pixel, with
+ * atomics only when split children share the pixel. */
+PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t i, float *sum)
+{
+    uint32_t pi = w->shaded[i];
     pw_vec3 L = v3(w->lx[pi], w->ly[pi], w->lz[pi]);
     for (uint32_t k = 0; k < w->sh_count[pi]; k++) {
         uint32_t j = w->sh_first[pi] + k;
@@ -192,11 +226,17 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const uint32_t *queue, uint32_t i, fl
     w->lx[pi] = L.x, w->ly[pi] = L.y, w->lz[pi] = L.z;
     if (w->alive[pi])
         return;
-    if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
-        uint32_t px = w->pixel[pi];
-        sum[3 * px + 0] += L.x;
-        sum[3 * px + 1] += L.y;
-        sum[3 * px + 2] += L.z;
+    if (!(isfinite(L.x) && isfinite(L.y) && isfinite(L.z)))
+        return;
+    float *dst = sum + 3 * (size_t)w->pixel[pi];
+    if (prm->split > 1) {
+        pw_atomic_add_float(dst + 0, L.x);
+        pw_atomic_add_float(dst + 1, L.y);
+        pw_atomic_add_float(dst + 2, L.z);
+    } else {
+        dst[0] += L.x;
+        dst[1] += L.y;
+        dst[2] += L.z;
     }
 }
 

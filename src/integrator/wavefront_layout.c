@@ -23,7 +23,7 @@ static size_t carve(pw_wave *w, char *base, uint32_t cap, uint32_t per_path)
     ARRAY(depth, cap); ARRAY(flags, cap); ARRAY(key, cap); ARRAY(pixel, cap); ARRAY(alive, cap);
     ARRAY(hit_t, cap); ARRAY(hit_u, cap); ARRAY(hit_v, cap); ARRAY(hit_prim, cap);
     ARRAY(sh_first, cap); ARRAY(sh_count, cap);
-    ARRAY(queue[0], cap); ARRAY(queue[1], cap);
+    ARRAY(queue[0], cap); ARRAY(queue[1], cap); ARRAY(shaded, cap);
     ARRAY(s_ox, sc); ARRAY(s_oy, sc); ARRAY(s_oz, sc);
     ARRAY(s_dx, sc); ARRAY(s_dy, sc); ARRAY(s_dz, sc);
     ARRAY(s_tmax, sc); ARRAY(s_cx, sc); ARRAY(s_cy, sc); ARRAY(s_cz, sc);
@@ -41,7 +41,7 @@ size_t pw_wave_bytes(uint32_t cap, uint32_t shadows_per_path) { return carve(NUL
 
 size_t pw_wave_bytes_per_path(uint32_t shadows_per_path)
 {
-    return 24 * 4 + 2 * 4 + (size_t)shadows_per_path * 11 * 4;
+    return 24 * 4 + 3 * 4 + (size_t)shadows_per_path * 11 * 4;
 }
 
 void pw_wave_carve(pw_wave *w, void *base, uint32_t cap, uint32_t shadows_per_path)

@@ -115,6 +115,7 @@ typedef struct pw_render_params {
     uint32_t rr_depth;  /* Russian roulette starts at this bounce */
     uint32_t seed;
     uint32_t light_mode;
+    uint32_t split;     /* child paths per path at its first hit (1: no splitting) */
 } pw_render_params;
 
 #endif

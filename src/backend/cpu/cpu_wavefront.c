@@ -59,7 +59,7 @@ static void resolve_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_resolve(c->w, c->queue, i, c->r->sum);
+        pw_wf_resolve(c->w, &c->r->params, i, c->r->sum);
 }
 
 /* Runs one stage over n items and records its time. */
@@ -76,17 +76,19 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t n, u
     pw_wave *w = &cw->w;
     stage_ctx c = {r, w, w->queue[0], w->queue[1], first, sample};
     run_stage(&c, PW_STAGE_GENERATE, 0, n, generate_body);
+    w->counters[PW_WF_SLOTS] = n;
     uint32_t rays = n;
     for (uint32_t bounce = 0; rays > 0; bounce++) {
         c.queue = w->queue[bounce & 1];
         c.next_queue = w->queue[(bounce + 1) & 1];
         w->counters[PW_WF_NEXT] = 0;
         w->counters[PW_WF_SHADOWS] = 0;
+        w->counters[PW_WF_SHADED] = 0;
         run_stage(&c, PW_STAGE_EXTEND, bounce, rays, extend_body);
         run_stage(&c, PW_STAGE_SHADE, bounce, rays, shade_body);
         uint32_t shadows = w->counters[PW_WF_SHADOWS];
         run_stage(&c, PW_STAGE_CONNECT, bounce, shadows, connect_body);
-        run_stage(&c, PW_STAGE_RESOLVE, bounce, rays, resolve_body);
+        run_stage(&c, PW_STAGE_RESOLVE, bounce, w->counters[PW_WF_SHADED], resolve_body);
         r->stats.bounce_rays += rays;
         r->stats.shadow_rays += shadows;
         rays = w->counters[PW_WF_NEXT];
@@ -99,9 +101,12 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t n, u
 static pw_status setup(pw_renderer *r, cpu_wave **out)
 {
     uint32_t npix = r->params.width * r->params.height;
-    uint32_t cap = npix < CPU_WAVE_CAP ? npix : CPU_WAVE_CAP;
+    uint32_t split = r->params.split;
+    uint32_t cap = npix < CPU_WAVE_CAP / split ? npix * split : CPU_WAVE_CAP;
     if (r->settings.wave_paths > 0 && (uint32_t)r->settings.wave_paths < cap)
         cap = (uint32_t)r->settings.wave_paths;
+    if (cap < split)
+        cap = split;
     uint32_t per = pw_wave_shadows_per_path(&r->view, r->params.light_mode);
     cpu_wave *cw = calloc(1, sizeof *cw);
     size_t bytes = pw_wave_bytes(cap, per);
@@ -125,11 +130,12 @@ pw_status pw_cpu_wave_render(pw_renderer *r, int spp)
     }
     cpu_wave *cw = r->cpu_wave;
     uint32_t npix = r->params.width * r->params.height;
+    uint32_t per_wave = cw->w.cap / r->params.split; /* room for every child of a split */
     for (int s = 0; s < spp && !r->cancel; s++) {
         /* Waves always cover the same pixel ranges, so the pixels of one
          * wave share their sample count even after an interruption. */
-        for (uint32_t first = 0; first < npix && !r->cancel; first += cw->w.cap) {
-            uint32_t n = npix - first < cw->w.cap ? npix - first : cw->w.cap;
+        for (uint32_t first = 0; first < npix && !r->cancel; first += per_wave) {
+            uint32_t n = npix - first < per_wave ? npix - first : per_wave;
             run_wave(r, cw, first, n, r->count[first]);
             for (uint32_t i = first; i < first + n; i++)
                 r->count[i]++;

@@ -37,6 +37,8 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uin
         w.counters[PW_WF_RAYS] = n;
         w.counters[PW_WF_NEXT] = 0;
         w.counters[PW_WF_SHADOWS] = 0;
+        w.counters[PW_WF_SHADED] = 0;
+        w.counters[PW_WF_SLOTS] = n;
     }
 }
 
@@ -61,10 +63,10 @@ __global__ void k_connect(pw_wave w, pw_scene_view v)
     pw_wf_connect(&w, &v, i);
 }
 
-__global__ void k_resolve(pw_wave w, const uint32_t *queue, float *sum)
+__global__ void k_resolve(pw_wave w, pw_render_params prm, float *sum)
 {
-    GRID_STRIDE(i, w.counters[PW_WF_RAYS])
-    pw_wf_resolve(&w, queue, i, sum);
+    GRID_STRIDE(i, w.counters[PW_WF_SHADED])
+    pw_wf_resolve(&w, &prm, i, sum);
 }
 
 /* Closes a bounce: counts its rays, makes the next queue current. */
@@ -80,6 +82,7 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     w.counters[PW_WF_RAYS] = w.counters[PW_WF_NEXT];
     w.counters[PW_WF_NEXT] = 0;
     w.counters[PW_WF_SHADOWS] = 0;
+    w.counters[PW_WF_SHADED] = 0;
     *live = w.counters[PW_WF_RAYS];
 }
 
@@ -89,16 +92,18 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     if (!cw)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory");
     c->wave = cw;
-    uint32_t npix = r->params.width * r->params.height;
+    uint32_t npix = r->params.width * r->params.height, split = r->params.split;
     uint32_t per = pw_wave_shadows_per_path(&r->view, r->params.light_mode);
     size_t free_b, total_b;
     PW_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     /* Half of what is free, so that very large images and very high sample
      * counts run in waves instead of failing for memory. */
     size_t fit = free_b / 2 / pw_wave_bytes_per_path(per);
-    uint32_t cap = npix < fit ? npix : (uint32_t)fit;
+    uint32_t cap = (uint64_t)npix * split < fit ? npix * split : (uint32_t)fit;
     if (r->settings.wave_paths > 0 && (uint32_t)r->settings.wave_paths < cap)
         cap = (uint32_t)r->settings.wave_paths;
+    if (cap < split)
+        cap = split;
     if (fit < 1024)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: too little device memory for the wavefront's path state (%.0f MiB free)",
                        free_b / 1048576.0);
@@ -179,7 +184,7 @@ static pw_status run_wave(pw_renderer *r, cuda_state *c, uint32_t first, uint32_
         k_connect<<<cw->grid, WAVE_BLOCK, smem>>>(*w, c->scene.view);
         PW_CUDA_LAUNCH_CHECK("k_connect");
         MARK(b, 4);
-        k_resolve<<<cw->grid, WAVE_BLOCK>>>(*w, q, c->d_sum);
+        k_resolve<<<cw->grid, WAVE_BLOCK>>>(*w, r->params, c->d_sum);
         PW_CUDA_LAUNCH_CHECK("k_resolve");
         MARK(b, 5);
         k_advance<<<1, 1>>>(*w, cw->d_totals, cw->d_log, b, cw->h_live);
@@ -205,11 +210,12 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
     }
     cuda_wave *cw = c->wave;
     uint32_t npix = r->params.width * r->params.height;
+    uint32_t per_wave = cw->w.cap / r->params.split; /* room for every child of a split */
     PW_CUDA_TRY(cudaMemset(cw->d_totals, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     for (int s = 0; s < spp; s++) {
-        for (uint32_t first = 0; first < npix; first += cw->w.cap) {
-            uint32_t n = npix - first < cw->w.cap ? npix - first : cw->w.cap;
+        for (uint32_t first = 0; first < npix; first += per_wave) {
+            uint32_t n = npix - first < per_wave ? npix - first : per_wave;
             pw_status st = run_wave(r, c, first, n, c->samples_done);
             if (st != PW_OK)
                 return st;
