@@ -43,8 +43,8 @@ static pw_status check_settings(const pw_scene *scene, const pw_settings *s)
                        s->width, s->height, MAX_SIDE, MAX_PIXELS);
     if (s->max_depth < 0 || s->max_depth > 1024)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "max depth %d is out of range (0..1024)", s->max_depth);
-    if (s->cpu_bvh_width != 2 && s->cpu_bvh_width != 8)
-        return pw_fail(PW_ERR_INVALID_ARGUMENT, "CPU BVH width %d is not 2 or 8", s->cpu_bvh_width);
+    if (s->cpu_bvh_width != 0 && s->cpu_bvh_width != 2 && s->cpu_bvh_width != 8)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "CPU BVH width %d is not 0 (choose), 2 or 8", s->cpu_bvh_width);
     if (s->split < 1 || s->split > 64)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "split %d is out of range (1..64)", s->split);
     if (s->wave_paths < 0)
@@ -111,7 +111,11 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
             pw_renderer_free(r);
             return st;
         }
-    } else if (s.cpu_bvh_width == 8 && pw_bvh8_build(&r->view, &r->bvh8)) {
+    } else if ((s.cpu_bvh_width == 8 || (s.cpu_bvh_width == 0 && scene->n_tris == 0)) &&
+               pw_bvh8_build(&r->view, &r->bvh8)) {
+        /* Measured (docs/PERFORMANCE.md): the 8-wide BVH wins on spheres,
+         * whose leaves it tests 8 at a time, and loses on triangles, which
+         * its leaves still test one by one. */
         r->view.cpu_bvh8 = &r->bvh8;
     }
     *out = r;

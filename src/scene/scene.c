@@ -28,7 +28,7 @@ pw_scene *pw_scene_new(const char *name)
     s->defaults.threads = 0;
     s->defaults.backend = PW_BACKEND_AUTO;
     s->defaults.light_mode = PW_LIGHT_MODE_MIS;
-    s->defaults.cpu_bvh_width = 8;
+    s->defaults.cpu_bvh_width = 0;
     s->defaults.split = 1;
     return s;
 }
