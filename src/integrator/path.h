@@ -192,53 +192,58 @@ PW_HD pw_path pw_path_child(const pw_path *p, uint32_t k, uint32_t split)
     return c;
 }
 
-/* A path from the hit h on: shading, the shadow rays it made, the next
- * segment, until the path ends. Every lane of a GPU warp runs these phases
- * in step; a single trace call site for all ray kinds measured slower, as
- * lanes then interleave tracing with shading (docs/PERFORMANCE.md). */
-PW_HD pw_vec3 pw_path_continue(const pw_scene_view *s, const pw_render_params *prm, pw_path p, pw_hit h,
-                               uint32_t *ext_rays, uint32_t *shadow_rays)
-{
-    pw_shadow_ray sh[PW_MAX_SHADOW];
-    for (;;) {
-        int n;
-        int alive = pw_path_shade(s, prm, &p, &h, sh, &n);
-        *shadow_rays += (uint32_t)n;
-        for (int i = 0; i < n; i++) {
-            pw_hit hs;
-            if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
-                p.L = v3_add(p.L, sh[i].contrib);
-        }
-        if (!alive)
-            break;
-        (*ext_rays)++;
-        if (!pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h)) {
-            pw_path_miss(s, &p);
-            break;
-        }
-    }
-    return p.L;
-}
-
-/* One whole path of a pixel sample (split into prm->split children at the
- * first hit): what the CPU and CUDA megakernels run. Adds the rays cast to
- * *ext_rays (camera and bounce) and *shadow_rays. */
+/* One whole path of a pixel sample, split into prm->split children at its
+ * first hit: what the CPU and CUDA megakernels run. Each bounce is the
+ * closest hit, shading, then the shadow rays shading made; every lane of a
+ * GPU warp runs these phases in step. The loop has one trace and one shade
+ * call site, children included: inlined twice, the path code needed far
+ * more registers on the GPU (and a single site for shadow rays too measured
+ * slower, as lanes then interleave tracing with shading; docs/
+ * PERFORMANCE.md). Adds the rays cast to *ext_rays (camera and bounce) and
+ * *shadow_rays; returns the radiance, summed over the children. */
 PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
                             uint32_t sample, uint32_t *ext_rays, uint32_t *shadow_rays)
 {
-    pw_path p = pw_path_begin(s, prm, px, py, sample);
-    pw_hit h;
-    (*ext_rays)++;
-    if (!pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h)) {
-        pw_path_miss(s, &p);
-        return p.L;
-    }
-    if (prm->split <= 1)
-        return pw_path_continue(s, prm, p, h, ext_rays, shadow_rays);
+    pw_path p = pw_path_begin(s, prm, px, py, sample), parent = p;
+    pw_hit h, first_hit;
+    pw_shadow_ray sh[PW_MAX_SHADOW];
     pw_vec3 L = v3s(0.0f);
-    for (uint32_t k = 0; k < prm->split; k++)
-        L = v3_add(L, pw_path_continue(s, prm, pw_path_child(&p, k, prm->split), h, ext_rays, shadow_rays));
-    return L;
+    uint32_t children = 1, k = 0;
+    int need_trace = 1;
+    for (;;) {
+        int alive = 1;
+        if (need_trace) {
+            (*ext_rays)++;
+            alive = pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h);
+            if (!alive)
+                pw_path_miss(s, &p);
+        }
+        if (alive) {
+            if (p.depth == 0 && prm->split > 1 && children == 1) {
+                children = prm->split;
+                parent = p;
+                first_hit = h;
+                p = pw_path_child(&parent, 0, children);
+            }
+            int n;
+            alive = pw_path_shade(s, prm, &p, &h, sh, &n);
+            *shadow_rays += (uint32_t)n;
+            for (int i = 0; i < n; i++) {
+                pw_hit hs;
+                if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
+                    p.L = v3_add(p.L, sh[i].contrib);
+            }
+        }
+        need_trace = 1;
+        if (alive)
+            continue;
+        L = v3_add(L, p.L); /* 0 + L is exactly L: unsplit paths are unchanged */
+        if (++k >= children)
+            return L;
+        p = pw_path_child(&parent, k, children);
+        h = first_hit;
+        need_trace = 0;
+    }
 }
 
 #endif

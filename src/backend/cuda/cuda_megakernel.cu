@@ -24,7 +24,10 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 /* At most 256 threads a block and 64 registers a thread: 50% occupancy.
  * The kernel wants ~93 registers; capping it at 64 spills a little but
  * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
-__global__ void __launch_bounds__(256, 4) pw_megakernel(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum,
+#ifndef PW_MEGA_MIN_BLOCKS
+#define PW_MEGA_MIN_BLOCKS 4
+#endif
+__global__ void __launch_bounds__(256, PW_MEGA_MIN_BLOCKS) pw_megakernel(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum,
                               uint32_t spp, uint32_t sample_base, unsigned long long *counters)
 {
     pw_cuda_spheres_to_shared(&view);
