@@ -54,11 +54,14 @@ typedef enum pw_backend {
     PW_BACKEND_AUTO = 0, /* the GPU when one is usable, else the CPU */
     PW_BACKEND_CPU,      /* CPU megakernel: one thread walks a whole path */
     PW_BACKEND_CUDA_MEGA, /* CUDA megakernel: one GPU thread walks a whole path */
+    PW_BACKEND_CPU_WAVE,  /* CPU wavefront: paths advance a bounce at a time through queues */
+    PW_BACKEND_CUDA_WAVE, /* CUDA wavefront: a kernel per stage over device queues */
     PW_BACKEND_COUNT
 } pw_backend;
 
 const char *pw_backend_name(pw_backend backend);
-/* Parses "auto", "cpu", "cuda-mega"; returns PW_ERR_INVALID_ARGUMENT otherwise. */
+/* Parses "auto", "cpu", "cuda-mega", "cpu-wave", "cuda-wave"; returns
+ * PW_ERR_INVALID_ARGUMENT otherwise. */
 pw_status pw_backend_from_name(const char *name, pw_backend *out);
 
 typedef enum pw_light_mode {
@@ -77,7 +80,10 @@ typedef struct pw_settings {
     int threads;     /* CPU threads; 0 = all cores */
     pw_backend backend;
     pw_light_mode light_mode;
-    int cpu_bvh_width; /* 8 (AVX2 wide BVH, the default where available) or 2 (the GPU's binary BVH) */
+    int cpu_bvh_width; /* 0: choose (8 for sphere-only scenes, else 2); 8: AVX2 wide BVH; 2: the GPU's binary BVH */
+    int stage_stats;   /* wavefront: time each stage (see pw_renderer_stage_stats) */
+    int wave_paths;    /* wavefront: most paths in flight (0: as many as memory allows, up to one per pixel) */
+    int split;         /* ray splitting: child paths per path at its first hit, 1..64 (1: off) */
 } pw_settings;
 
 /* The scene's own defaults (resolution, spp, depth, light mode). */
@@ -101,6 +107,20 @@ typedef struct pw_render_stats {
     double device_seconds;  /* time of the work itself: CUDA events on the GPU, wall time on the CPU */
 } pw_render_stats;
 void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
+
+/* Wavefront backends: time and items of each stage, per bounce, summed
+ * over every pw_renderer_render call. Bounces past the last row are added
+ * into it. GPU stage times are taken with CUDA events only when
+ * settings.stage_stats is set, since they cost a little. */
+enum { PW_STAGE_GENERATE, PW_STAGE_EXTEND, PW_STAGE_SHADE, PW_STAGE_CONNECT, PW_STAGE_RESOLVE, PW_STAGE_COUNT };
+#define PW_STATS_BOUNCES 64
+typedef struct pw_stage_stats {
+    double seconds[PW_STAGE_COUNT];
+    uint64_t items[PW_STAGE_COUNT];
+} pw_stage_stats;
+const char *pw_stage_name(int stage);
+/* Rows of per-bounce stage statistics; *bounces gets their number. */
+const pw_stage_stats *pw_renderer_stage_stats(const pw_renderer *r, int *bounces);
 
 /* Mean linear radiance per pixel into rgb (3 * width * height floats). */
 pw_status pw_renderer_image(pw_renderer *r, float *rgb);
