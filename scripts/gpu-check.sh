@@ -68,6 +68,7 @@ for b in mega wave; do
     bench bunny-$b "${BUNNY_ARGS[@]}" --backend cuda-$b
 done
 $PW bench toy --backend cuda-wave --frames 3 --stats > "$OUT/stages-toy.txt" 2>&1
+$PW bench toy --backend cuda-wave --split 4 --frames 5 > "$OUT/split-toy.txt" 2>&1
 $PW bench cornell --backend cuda-wave --width 1920 --height 1080 --frames 3 --stats > "$OUT/stages-cornell.txt" 2>&1
 
 echo

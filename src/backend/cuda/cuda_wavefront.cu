@@ -1,8 +1,11 @@
 /* CUDA wavefront: one kernel per stage of integrator/wavefront.h, over
  * queues in device memory. Stage kernels are launched with a fixed,
  * occupancy-filling grid and read their item count from a device counter
- * the previous stage wrote, so no bounce waits for the host; the host looks
- * at the live-path count only every few bounces, to stop early. */
+ * the previous stage wrote, so no bounce waits for the host. A wave's whole
+ * sequence (generate, then max_depth + 1 bounces of five kernels) is
+ * captured once in a CUDA graph and replayed per wave: the host never waits
+ * inside a frame, and kernels of bounces whose queues are empty return at
+ * once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,14 +15,16 @@
 #include "integrator/wavefront_layout.h"
 
 #define WAVE_BLOCK 128
-#define CHECK_EVERY 4 /* bounces between looks at the live-path count */
 
 typedef struct cuda_wave {
     pw_wave w;                    /* device pointers */
     void *mem;
     unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays */
     uint32_t *d_log;              /* per bounce: rays, shadow rays (stage statistics) */
-    uint32_t *h_live;             /* pinned: live paths after the last bounce looked at */
+    uint32_t *d_params;           /* the wave: first pixel, sample, pixels */
+    cudaStream_t stream;
+    cudaGraphExec_t graph;        /* a whole wave, captured once */
+    uint32_t per_wave;            /* pixels a wave takes (paths / split) */
     int grid;                     /* blocks of WAVE_BLOCK threads that fill the GPU */
     cudaEvent_t *ev;              /* stage statistics: (PW_STAGE_COUNT + 1) events per bounce */
     int n_ev;
@@ -27,12 +32,20 @@ typedef struct cuda_wave {
 
 #define GRID_STRIDE(i, n) for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
 
-__global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uint32_t n, uint32_t first,
-                           uint32_t sample)
+/* The wave's parameters live in device memory so one captured graph serves
+ * every wave. */
+__global__ void k_set_wave(uint32_t *params, uint32_t first, uint32_t sample, uint32_t n)
 {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    params[0] = first;
+    params[1] = sample;
+    params[2] = n;
+}
+
+__global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, n = params[2];
     if (i < n)
-        pw_wf_generate(&w, &v, &prm, i, first, sample);
+        pw_wf_generate(&w, &v, &prm, i, params[0], params[1]);
     if (i == 0) {
         w.counters[PW_WF_RAYS] = n;
         w.counters[PW_WF_NEXT] = 0;
@@ -49,6 +62,8 @@ __global__ void k_extend(pw_wave w, pw_scene_view v, const uint32_t *queue)
     pw_wf_extend(&w, &v, queue, i);
 }
 
+/* k_shade keeps its 128 registers: capping it at 64 or 80 spilled and
+ * measured 10-20% slower (docs/PERFORMANCE.md). */
 __global__ void k_shade(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *queue, uint32_t *next)
 {
     pw_cuda_spheres_to_shared(&v);
@@ -70,7 +85,7 @@ __global__ void k_resolve(pw_wave w, pw_render_params prm, float *sum)
 }
 
 /* Closes a bounce: counts its rays, makes the next queue current. */
-__global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, uint32_t bounce, uint32_t *live)
+__global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, uint32_t bounce)
 {
     uint32_t rays = w.counters[PW_WF_RAYS], shadows = w.counters[PW_WF_SHADOWS];
     totals[0] += rays;
@@ -83,7 +98,6 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     w.counters[PW_WF_NEXT] = 0;
     w.counters[PW_WF_SHADOWS] = 0;
     w.counters[PW_WF_SHADED] = 0;
-    *live = w.counters[PW_WF_RAYS];
 }
 
 static pw_status wave_setup(pw_renderer *r, cuda_state *c)
@@ -117,7 +131,9 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_totals, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 2 * PW_STATS_BOUNCES * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 2 * PW_STATS_BOUNCES * sizeof(uint32_t)));
-    PW_CUDA_TRY(cudaMallocHost((void **)&cw->h_live, sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, 3 * sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaStreamCreateWithFlags(&cw->stream, cudaStreamNonBlocking));
+    cw->per_wave = cap / split;
     int dev, sms, per_sm = 0;
     PW_CUDA_TRY(cudaGetDevice(&dev));
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -136,16 +152,11 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
 }
 
 /* Event k of bounce b, when stage statistics are on. */
-#define EV(b, k) (cw->ev ? cw->ev[(b) * (PW_STAGE_COUNT + 1) + (k)] : 0)
-#define MARK(b, k)                                      \
-    do {                                                \
-        if (cw->ev)                                     \
-            PW_CUDA_TRY(cudaEventRecord(EV(b, k)));     \
-    } while (0)
+#define EV(b, k) (cw->ev[(b) * (PW_STAGE_COUNT + 1) + (k)])
 
-/* Adds the stage times of a wave's bounces [0, bounces) to the statistics:
- * event k of a bounce is recorded just before stage k, event 5 after the
- * last stage (and event 0 of bounce 0 before generate). */
+/* Adds the stage times of a wave's bounces to the statistics: event k of a
+ * bounce is recorded just before stage k, event 5 after the last stage
+ * (and event 0 of bounce 0 before generate). */
 static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t bounces, uint32_t n)
 {
     PW_CUDA_TRY(cudaEventSynchronize(EV(bounces - 1, PW_STAGE_COUNT)));
@@ -160,44 +171,75 @@ static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t boun
     return PW_OK;
 }
 
-static pw_status run_wave(pw_renderer *r, cuda_state *c, uint32_t first, uint32_t n, uint32_t sample)
+/* Queues one wave's kernels on cw->stream: generate, then every bounce up
+ * to max_depth. With events, marks each stage. Returns the first error. */
+static cudaError_t launch_wave(pw_renderer *r, cuda_state *c, int events)
 {
     cuda_wave *cw = c->wave;
     pw_wave *w = &cw->w;
+    cudaStream_t st = cw->stream;
     size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
+    cudaError_t e = cudaSuccess;
+#define STEP(call)                       \
+    do {                                 \
+        call;                            \
+        if ((e = cudaGetLastError()))    \
+            return e;                    \
+    } while (0)
+#define MARK(b, k)                                         \
+    do {                                                   \
+        if (events)                                        \
+            STEP(cudaEventRecord(EV(b, k), st));           \
+    } while (0)
     MARK(0, 0);
-    k_generate<<<(n + WAVE_BLOCK - 1) / WAVE_BLOCK, WAVE_BLOCK>>>(*w, c->scene.view, r->params, n, first, sample);
-    PW_CUDA_LAUNCH_CHECK("k_generate");
-    MARK(0, 1);
-    uint32_t b = 0;
-    for (; b <= r->params.max_depth; b++) {
+    STEP((k_generate<<<(cw->per_wave + WAVE_BLOCK - 1) / WAVE_BLOCK, WAVE_BLOCK, 0, st>>>(
+        *w, c->scene.view, r->params, cw->d_params)));
+    for (uint32_t b = 0; b <= r->params.max_depth; b++) {
         const uint32_t *q = w->queue[b & 1];
         uint32_t *next = w->queue[(b + 1) & 1];
-        if (b > 0)
-            MARK(b, 1);
-        k_extend<<<cw->grid, WAVE_BLOCK, smem>>>(*w, c->scene.view, q);
-        PW_CUDA_LAUNCH_CHECK("k_extend");
+        MARK(b, 1);
+        STEP((k_extend<<<cw->grid, WAVE_BLOCK, smem, st>>>(*w, c->scene.view, q)));
         MARK(b, 2);
-        k_shade<<<cw->grid, WAVE_BLOCK, smem>>>(*w, c->scene.view, r->params, q, next);
-        PW_CUDA_LAUNCH_CHECK("k_shade");
+        STEP((k_shade<<<cw->grid, WAVE_BLOCK, smem, st>>>(*w, c->scene.view, r->params, q, next)));
         MARK(b, 3);
-        k_connect<<<cw->grid, WAVE_BLOCK, smem>>>(*w, c->scene.view);
-        PW_CUDA_LAUNCH_CHECK("k_connect");
+        STEP((k_connect<<<cw->grid, WAVE_BLOCK, smem, st>>>(*w, c->scene.view)));
         MARK(b, 4);
-        k_resolve<<<cw->grid, WAVE_BLOCK>>>(*w, r->params, c->d_sum);
-        PW_CUDA_LAUNCH_CHECK("k_resolve");
+        STEP((k_resolve<<<cw->grid, WAVE_BLOCK, 0, st>>>(*w, r->params, c->d_sum)));
         MARK(b, 5);
-        k_advance<<<1, 1>>>(*w, cw->d_totals, cw->d_log, b, cw->h_live);
-        PW_CUDA_LAUNCH_CHECK("k_advance");
-        if (b % CHECK_EVERY == CHECK_EVERY - 1) {
-            PW_CUDA_TRY(cudaDeviceSynchronize());
-            if (*cw->h_live == 0) {
-                b++;
-                break;
-            }
-        }
+        STEP((k_advance<<<1, 1, 0, st>>>(*w, cw->d_totals, cw->d_log, b)));
     }
-    return cw->ev ? record_stage_times(r, cw, b, n) : PW_OK;
+#undef MARK
+#undef STEP
+    return e;
+}
+
+/* Captures one wave into cw->graph. */
+static pw_status capture_graph(pw_renderer *r, cuda_state *c)
+{
+    cuda_wave *cw = c->wave;
+    cudaGraph_t g = NULL;
+    PW_CUDA_TRY(cudaStreamBeginCapture(cw->stream, cudaStreamCaptureModeThreadLocal));
+    cudaError_t launched = launch_wave(r, c, 0);
+    cudaError_t ended = cudaStreamEndCapture(cw->stream, &g);
+    PW_CUDA_TRY(launched);
+    PW_CUDA_TRY(ended);
+    cudaError_t inst = cudaGraphInstantiate(&cw->graph, g, 0);
+    cudaGraphDestroy(g);
+    PW_CUDA_TRY(inst);
+    return PW_OK;
+}
+
+static pw_status run_wave(pw_renderer *r, cuda_state *c, uint32_t first, uint32_t n, uint32_t sample)
+{
+    cuda_wave *cw = c->wave;
+    k_set_wave<<<1, 1, 0, cw->stream>>>(cw->d_params, first, sample, n);
+    PW_CUDA_LAUNCH_CHECK("k_set_wave");
+    if (!cw->ev) {
+        PW_CUDA_TRY(cudaGraphLaunch(cw->graph, cw->stream));
+        return PW_OK;
+    }
+    PW_CUDA_TRY(launch_wave(r, c, 1));
+    return record_stage_times(r, cw, r->params.max_depth + 1, n);
 }
 
 extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
@@ -209,10 +251,14 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
             return st;
     }
     cuda_wave *cw = c->wave;
-    uint32_t npix = r->params.width * r->params.height;
-    uint32_t per_wave = cw->w.cap / r->params.split; /* room for every child of a split */
-    PW_CUDA_TRY(cudaMemset(cw->d_totals, 0, 2 * sizeof(unsigned long long)));
-    PW_CUDA_TRY(cudaEventRecord(c->ev_start));
+    if (!cw->ev && !cw->graph) {
+        pw_status st = capture_graph(r, c);
+        if (st != PW_OK)
+            return st;
+    }
+    uint32_t npix = r->params.width * r->params.height, per_wave = cw->per_wave;
+    PW_CUDA_TRY(cudaMemsetAsync(cw->d_totals, 0, 2 * sizeof(unsigned long long), cw->stream));
+    PW_CUDA_TRY(cudaEventRecord(c->ev_start, cw->stream));
     for (int s = 0; s < spp; s++) {
         for (uint32_t first = 0; first < npix; first += per_wave) {
             uint32_t n = npix - first < per_wave ? npix - first : per_wave;
@@ -222,7 +268,7 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
         }
         c->samples_done++;
     }
-    PW_CUDA_TRY(cudaEventRecord(c->ev_stop));
+    PW_CUDA_TRY(cudaEventRecord(c->ev_stop, cw->stream));
     PW_CUDA_TRY(cudaEventSynchronize(c->ev_stop));
     PW_CUDA_TRY(cudaGetLastError());
     float ms = 0.0f;
@@ -257,7 +303,11 @@ void pw_cuda_wave_free(cuda_state *c)
     cudaFree(cw->mem);
     cudaFree(cw->d_totals);
     cudaFree(cw->d_log);
-    cudaFreeHost(cw->h_live);
+    cudaFree(cw->d_params);
+    if (cw->graph)
+        cudaGraphExecDestroy(cw->graph);
+    if (cw->stream)
+        cudaStreamDestroy(cw->stream);
     for (int i = 0; i < cw->n_ev; i++)
         cudaEventDestroy(cw->ev[i]);
     free(cw->ev);
