@@ -192,8 +192,10 @@ PW_HD pw_path pw_path_child(const pw_path *p, uint32_t k, uint32_t split)
     return c;
 }
 
-/* One whole path of a pixel sample, split into prm->split children at its
- * first hit: what the CPU and CUDA megakernels run. Each bounce is the
+/* One whole path of a pixel sample, split into `split` children at its
+ * first hit (callers pass 1 or prm->split: with a literal 1 the compiler
+ * drops the splitting code, which otherwise costs registers on the GPU
+ * even when unused): what the CPU and CUDA megakernels run. Each bounce is the
  * closest hit, shading, then the shadow rays shading made; every lane of a
  * GPU warp runs these phases in step. The loop has one trace and one shade
  * call site, children included: inlined twice, the path code needed far
@@ -202,7 +204,7 @@ PW_HD pw_path pw_path_child(const pw_path *p, uint32_t k, uint32_t split)
  * PERFORMANCE.md). Adds the rays cast to *ext_rays (camera and bounce) and
  * *shadow_rays; returns the radiance, summed over the children. */
 PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
-                            uint32_t sample, uint32_t *ext_rays, uint32_t *shadow_rays)
+                            uint32_t sample, uint32_t split, uint32_t *ext_rays, uint32_t *shadow_rays)
 {
     pw_path p = pw_path_begin(s, prm, px, py, sample), parent = p;
     pw_hit h, first_hit;
@@ -219,8 +221,8 @@ PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm,
                 pw_path_miss(s, &p);
         }
         if (alive) {
-            if (p.depth == 0 && prm->split > 1 && children == 1) {
-                children = prm->split;
+            if (p.depth == 0 && split > 1 && children == 1) {
+                children = split;
                 parent = p;
                 first_hit = h;
                 p = pw_path_child(&parent, 0, children);

@@ -24,21 +24,20 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 /* At most 256 threads a block and 64 registers a thread: 50% occupancy.
  * The kernel wants ~93 registers; capping it at 64 spills a little but
  * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
-#ifndef PW_MEGA_MIN_BLOCKS
-#define PW_MEGA_MIN_BLOCKS 4
-#endif
-__global__ void __launch_bounds__(256, PW_MEGA_MIN_BLOCKS) pw_megakernel(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum,
-                              uint32_t spp, uint32_t sample_base, unsigned long long *counters)
+/* One pixel's samples: each added on its own, in order, as on every
+ * backend, so their sums round alike. split is 1 (a literal, so the
+ * splitting code compiles away) or prm.split. */
+__device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_render_params *prm, float *sum,
+                                                  uint32_t spp, uint32_t sample_base, unsigned long long *counters,
+                                                  uint32_t split)
 {
-    pw_cuda_spheres_to_shared(&view);
+    pw_cuda_spheres_to_shared(view);
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     uint32_t ext = 0, shadow = 0;
-    if (x < prm.width && y < prm.height) {
-        size_t i = (size_t)y * prm.width + x;
-        /* Each sample is added on its own, in order, as on every backend, so
-         * their sums round alike. */
+    if (x < prm->width && y < prm->height) {
+        size_t i = (size_t)y * prm->width + x;
         for (uint32_t s = 0; s < spp; s++) {
-            pw_vec3 L = pw_path_trace(&view, &prm, x, y, sample_base + s, &ext, &shadow);
+            pw_vec3 L = pw_path_trace(view, prm, x, y, sample_base + s, split, &ext, &shadow);
             if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
                 sum[3 * i + 0] += L.x;
                 sum[3 * i + 1] += L.y;
@@ -47,6 +46,25 @@ __global__ void __launch_bounds__(256, PW_MEGA_MIN_BLOCKS) pw_megakernel(pw_scen
         }
     }
     count_rays(counters, ext, shadow);
+}
+
+/* At most 256 threads a block and 64 registers a thread: 50% occupancy.
+ * The kernel wants ~93 registers; capping it at 64 spills a little but
+ * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
+__global__ void __launch_bounds__(256, 4) pw_megakernel(pw_scene_view view, const pw_render_params prm,
+                                                        float *__restrict__ sum, uint32_t spp, uint32_t sample_base,
+                                                        unsigned long long *counters)
+{
+    mega_pixel(&view, &prm, sum, spp, sample_base, counters, 1);
+}
+
+/* The same with ray splitting: a separate kernel, so that the registers the
+ * children need do not burden renders without them. */
+__global__ void __launch_bounds__(256, 4) pw_megakernel_split(pw_scene_view view, const pw_render_params prm,
+                                                              float *__restrict__ sum, uint32_t spp,
+                                                              uint32_t sample_base, unsigned long long *counters)
+{
+    mega_pixel(&view, &prm, sum, spp, sample_base, counters, prm.split);
 }
 
 extern "C" int pw_cuda_compiled(void) { return 1; }
@@ -110,11 +128,13 @@ static pw_status create(pw_renderer *r, cuda_state *c)
     c->block = block_shape();
     /* Measured on the toy scenes: a brute-force loop over spheres in shared
      * memory beats the BVH for the 9 spheres of toy-small, loses to it for
-     * the 46 of toy (docs/PERFORMANCE.md).
-     * PATHWAVE_CUDA_FLAT=0 turns it off for comparison. */
+     * the 46 of toy (docs/PERFORMANCE.md). PATHWAVE_CUDA_FLAT=N sets the
+     * largest sphere count that uses the list (0: never), for comparisons. */
     const char *flat = getenv("PATHWAVE_CUDA_FLAT");
-    c->scene.view.flat_spheres = r->scene->n_tris == 0 && r->scene->n_spheres <= PW_CUDA_FLAT_MAX &&
-                                 !(flat && strcmp(flat, "0") == 0);
+    uint32_t flat_max = flat && *flat ? (uint32_t)strtoul(flat, NULL, 10) : PW_CUDA_FLAT_MAX;
+    if (flat_max > 1024)
+        flat_max = 1024; /* 16 KiB of shared memory */
+    c->scene.view.flat_spheres = r->scene->n_tris == 0 && r->scene->n_spheres <= flat_max;
     return PW_OK;
 }
 
@@ -139,8 +159,12 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
-    pw_megakernel<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
-                                      c->d_counters);
+    if (r->params.split > 1)
+        pw_megakernel_split<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp,
+                                                      c->samples_done, c->d_counters);
+    else
+        pw_megakernel<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
+                                                c->d_counters);
     PW_CUDA_LAUNCH_CHECK("pw_megakernel");
     PW_CUDA_TRY(cudaEventRecord(c->ev_stop));
     PW_CUDA_TRY(cudaEventSynchronize(c->ev_stop));
