@@ -41,6 +41,19 @@ static pw_status add_ai_mesh(pw_scene *s, const char *path, const struct aiMesh 
     free(n);
     if (base == UINT32_MAX)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    if (m->mTextureCoords[0]) {
+        float *uv = malloc((size_t)m->mNumVertices * 2 * sizeof *uv);
+        if (!uv)
+            return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        for (unsigned i = 0; i < m->mNumVertices; i++) {
+            uv[2 * i] = m->mTextureCoords[0][i].x;
+            uv[2 * i + 1] = m->mTextureCoords[0][i].y;
+        }
+        pw_status st = pw_scene_set_uvs(s, base, uv, m->mNumVertices);
+        free(uv);
+        if (st != PW_OK)
+            return st;
+    }
     for (unsigned f = 0; f < m->mNumFaces; f++) {
         const struct aiFace *face = &m->mFaces[f];
         if (face->mNumIndices != 3)

@@ -91,11 +91,29 @@ uint32_t pw_scene_add_vertices(pw_scene *s, const pw_vec3 *p, const pw_vec3 *n, 
         for (uint32_t i = 0; i < count; i++)
             s->nrm[first + i] = n ? n[i] : v3s(0.0f);
     }
+    if (s->uv) {
+        float *nu = realloc(s->uv, (size_t)cap * 2 * sizeof *nu);
+        if (!nu)
+            return UINT32_MAX;
+        memset(nu + 2 * (size_t)first, 0, (size_t)count * 2 * sizeof *nu);
+        s->uv = nu;
+    }
     s->cap_verts = cap;
     memcpy(s->pos + first, p, (size_t)count * sizeof *p);
     s->n_verts += count;
     s->prepared = 0;
     return first;
+}
+
+pw_status pw_scene_set_uvs(pw_scene *s, uint32_t first, const float *uv, uint32_t count)
+{
+    if ((uint64_t)first + count > s->n_verts)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: texture coordinates for vertices %u..%u of %u", s->name, first,
+                       first + count, s->n_verts);
+    if (!s->uv && !(s->uv = calloc((size_t)s->cap_verts * 2, sizeof *s->uv)))
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for texture coordinates", s->name);
+    memcpy(s->uv + 2 * (size_t)first, uv, (size_t)count * 2 * sizeof *uv);
+    return PW_OK;
 }
 
 pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c, uint32_t mat)
@@ -157,6 +175,7 @@ void pw_scene_free(pw_scene *s)
     free(s->sphere_mat);
     free(s->pos);
     free(s->nrm);
+    free(s->uv);
     free(s->tri_idx);
     free(s->tri_mat);
     free(s->mats);
@@ -259,6 +278,7 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     v.n_spheres = s->n_spheres;
     v.pos = s->pos;
     v.nrm = s->nrm;
+    v.uv = s->uv;
     v.tri_idx = s->tri_idx;
     v.tri_mat = s->tri_mat;
     v.n_tris = s->n_tris;

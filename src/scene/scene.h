@@ -37,6 +37,7 @@ struct pw_scene {
     uint32_t *sphere_mat;
     uint32_t n_spheres, cap_spheres;
     pw_vec3 *pos, *nrm; /* nrm is NULL or has one entry per position */
+    float *uv;          /* NULL or 2 texture coordinates per position */
     uint32_t n_verts, cap_verts;
     uint32_t *tri_idx, *tri_mat;
     uint32_t n_tris, cap_tris;
@@ -58,6 +59,8 @@ uint32_t pw_scene_add_material(pw_scene *s, pw_material m);
 pw_status pw_scene_add_sphere(pw_scene *s, pw_vec3 c, float r, uint32_t mat);
 /* Appends vertices; returns the index of the first, or UINT32_MAX on failure. */
 uint32_t pw_scene_add_vertices(pw_scene *s, const pw_vec3 *p, const pw_vec3 *n, uint32_t count);
+/* Texture coordinates (u, v pairs) of vertices [first, first + count). */
+pw_status pw_scene_set_uvs(pw_scene *s, uint32_t first, const float *uv, uint32_t count);
 pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c, uint32_t mat);
 
 pw_material pw_lambert(float r, float g, float b);

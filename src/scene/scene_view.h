@@ -81,6 +81,7 @@ typedef struct pw_scene_view {
 
     const pw_vec3 *pos;       /* vertex positions */
     const pw_vec3 *nrm;       /* per-vertex shading normals, or NULL */
+    const float *uv;          /* per-vertex texture coordinates (u, v), or NULL */
     const uint32_t *tri_idx;  /* 3 vertex indices per triangle */
     const uint32_t *tri_mat;  /* material per triangle */
     uint32_t n_tris;

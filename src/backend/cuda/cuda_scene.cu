@@ -10,6 +10,8 @@ static pw_status upload(pw_cuda_scene *d, const void *src, size_t n, const void 
     *dst = NULL;
     if (!src || n == 0)
         return PW_OK;
+    if (d->n_allocs == (int)(sizeof d->allocs / sizeof d->allocs[0]))
+        return pw_fail(PW_ERR_NO_DEVICE, "CUDA: too many scene arrays for %s", what);
     void *p = NULL;
     cudaError_t e = cudaMalloc(&p, n);
     if (e != cudaSuccess)
@@ -43,6 +45,7 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     UP(sphere_mat, host->n_spheres, "sphere materials");
     UP(pos, s->n_verts, "vertex positions");
     UP(nrm, s->n_verts, "vertex normals");
+    UP(uv, 2 * (size_t)s->n_verts, "texture coordinates");
     UP(tri_idx, 3 * (size_t)host->n_tris, "triangle indices");
     UP(tri_mat, host->n_tris, "triangle materials");
     UP(mats, host->n_mats, "materials");
