@@ -29,7 +29,7 @@ enum {
     PW_WF_COUNTERS = 8
 };
 
-/* Path state in structure-of-arrays form, 96 bytes a path:
+/* Path state in structure-of-arrays form, 108 bytes a path:
  *   ray origin and direction 6 x 4, throughput 3 x 4, radiance 3 x 4,
  *   BSDF pdf 4, depth 4, flags 4, RNG key 4, pixel 4, alive 4,
  *   hit (t, prim, u, v) 16, shadow range (first, count) 8,
@@ -56,26 +56,36 @@ typedef struct pw_wave {
 } pw_wave;
 
 /* Appends n items to the queue counted by *counter; returns the first slot.
- * On the GPU the lanes of a warp sum their requests with a scan and one lane
- * does a single atomic for all of them. */
+ * On the GPU the active lanes of a warp (any subset of them) sum their
+ * requests and the lowest one does a single atomic for all. Requests of 0 or
+ * 1 item, the common case, are ranked with one ballot; larger ones gather
+ * every active lane's request by shuffles. */
 PW_HD uint32_t pw_wf_alloc(uint32_t *counter, uint32_t n)
 {
 #if PW_DEVICE_CODE
     unsigned mask = __activemask();
-    unsigned lane = threadIdx.x % 32u;
-    uint32_t incl = n;
-    for (unsigned d = 1; d < 32; d <<= 1) {
-        uint32_t v = __shfl_up_sync(mask, incl, d);
-        /* Only active lanes below us contribute. */
-        if (lane >= d && (mask >> (lane - d)) & 1u)
-            incl += v;
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    unsigned below = mask & ((1u << lane) - 1u);
+    uint32_t prefix = 0, total = 0;
+    if (__all_sync(mask, n <= 1u)) {
+        unsigned want = __ballot_sync(mask, n == 1u);
+        prefix = (uint32_t)__popc(want & below);
+        total = (uint32_t)__popc(want);
+    } else {
+        for (unsigned m = mask; m; m &= m - 1u) {
+            unsigned src = (unsigned)__ffs(m) - 1u;
+            uint32_t v = __shfl_sync(mask, n, (int)src);
+            prefix += src < lane ? v : 0u;
+            total += v;
+        }
     }
-    unsigned leader = 31u - __clz(mask); /* the highest active lane holds the total */
+    unsigned leader = (unsigned)__ffs(mask) - 1u;
     uint32_t base = 0;
-    if (lane == leader)
-        base = atomicAdd(counter, incl);
-    base = __shfl_sync(mask, base, leader);
-    return base + incl - n;
+    if (lane == leader && total)
+        base = atomicAdd(counter, total);
+    base = __shfl_sync(mask, base, (int)leader);
+    return base + prefix;
 #else
     return __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
 #endif

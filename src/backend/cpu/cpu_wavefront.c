@@ -9,8 +9,8 @@
 #include "core/error.h"
 #include "integrator/wavefront_layout.h"
 
-/* Paths in flight at once: 1M paths are about 140 MB with 8 shadow records
- * a path, and more gains nothing on a CPU. */
+/* Paths in flight at once: 1M paths are about 110 MB with one shadow record
+ * a path (460 MB with 8), and more gains nothing on a CPU. */
 #define CPU_WAVE_CAP (1u << 20)
 #define CHUNK 256
 

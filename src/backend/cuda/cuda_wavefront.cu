@@ -20,7 +20,7 @@ typedef struct cuda_wave {
     pw_wave w;                    /* device pointers */
     void *mem;
     unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays */
-    uint32_t *d_log;              /* per bounce: rays, shadow rays (stage statistics) */
+    uint32_t *d_log;              /* per bounce: rays, shadow rays, shaded paths (stage statistics) */
     uint32_t *d_params;           /* the wave: first pixel, sample, pixels */
     cudaStream_t stream;
     cudaGraphExec_t graph;        /* a whole wave, captured once */
@@ -91,8 +91,9 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     totals[0] += rays;
     totals[1] += shadows;
     if (bounce < PW_STATS_BOUNCES) {
-        log[2 * bounce] += rays;
-        log[2 * bounce + 1] += shadows;
+        log[3 * bounce] += rays;
+        log[3 * bounce + 1] += shadows;
+        log[3 * bounce + 2] += w.counters[PW_WF_SHADED];
     }
     w.counters[PW_WF_RAYS] = w.counters[PW_WF_NEXT];
     w.counters[PW_WF_NEXT] = 0;
@@ -129,16 +130,16 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     pw_wave_carve(&cw->w, cw->mem, cap, per);
     PW_CUDA_TRY(cudaMemset(cw->w.counters, 0, PW_WF_COUNTERS * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_totals, 2 * sizeof(unsigned long long)));
-    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 2 * PW_STATS_BOUNCES * sizeof(uint32_t)));
-    PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 2 * PW_STATS_BOUNCES * sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, 3 * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaStreamCreateWithFlags(&cw->stream, cudaStreamNonBlocking));
     cw->per_wave = cap / split;
     int dev, sms, per_sm = 0;
     PW_CUDA_TRY(cudaGetDevice(&dev));
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_extend, WAVE_BLOCK,
-                                                              c->scene.view.n_spheres * sizeof(pw_sphere)));
+    size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
+    PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_extend, WAVE_BLOCK, smem));
     cw->grid = sms * (per_sm > 0 ? per_sm : 4);
     if (r->settings.stage_stats) {
         cw->n_ev = (PW_STAGE_COUNT + 1) * (int)(r->params.max_depth + 2);
@@ -148,6 +149,9 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
         for (int i = 0; i < cw->n_ev; i++)
             PW_CUDA_TRY(cudaEventCreate(&cw->ev[i]));
     }
+    /* The wave's stream does not wait for the legacy default stream, where
+     * the image and these buffers were cleared: let those finish first. */
+    PW_CUDA_TRY(cudaDeviceSynchronize());
     return PW_OK;
 }
 
@@ -221,6 +225,8 @@ static pw_status capture_graph(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaStreamBeginCapture(cw->stream, cudaStreamCaptureModeThreadLocal));
     cudaError_t launched = launch_wave(r, c, 0);
     cudaError_t ended = cudaStreamEndCapture(cw->stream, &g);
+    if (launched != cudaSuccess && g)
+        cudaGraphDestroy(g);
     PW_CUDA_TRY(launched);
     PW_CUDA_TRY(ended);
     cudaError_t inst = cudaGraphInstantiate(&cw->graph, g, 0);
@@ -247,8 +253,10 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
     cuda_state *c = (cuda_state *)r->cuda;
     if (!c->wave) {
         pw_status st = wave_setup(r, c);
-        if (st != PW_OK)
+        if (st != PW_OK) {
+            pw_cuda_wave_free(c); /* the next call starts over, not from half a setup */
             return st;
+        }
     }
     cuda_wave *cw = c->wave;
     if (!cw->ev && !cw->graph) {
@@ -257,16 +265,23 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
             return st;
     }
     uint32_t npix = r->params.width * r->params.height, per_wave = cw->per_wave;
+    uint64_t camera_before = r->stats.camera_rays;
     PW_CUDA_TRY(cudaMemsetAsync(cw->d_totals, 0, 2 * sizeof(unsigned long long), cw->stream));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start, cw->stream));
-    for (int s = 0; s < spp; s++) {
+    /* Ctrl-C is honoured between samples, so every pixel keeps the same
+     * sample count (the device keeps one count for all). */
+    for (int s = 0; s < spp && !r->cancel; s++) {
         for (uint32_t first = 0; first < npix; first += per_wave) {
             uint32_t n = npix - first < per_wave ? npix - first : per_wave;
             pw_status st = run_wave(r, c, first, n, c->samples_done);
-            if (st != PW_OK)
+            if (st != PW_OK) {
+                cudaStreamSynchronize(cw->stream); /* nothing may still write the image */
                 return st;
+            }
         }
         c->samples_done++;
+        r->stats.samples += npix;
+        r->stats.camera_rays += npix;
     }
     PW_CUDA_TRY(cudaEventRecord(c->ev_stop, cw->stream));
     PW_CUDA_TRY(cudaEventSynchronize(c->ev_stop));
@@ -275,24 +290,21 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
     PW_CUDA_TRY(cudaEventElapsedTime(&ms, c->ev_start, c->ev_stop));
     unsigned long long totals[2];
     PW_CUDA_TRY(cudaMemcpy(totals, cw->d_totals, sizeof totals, cudaMemcpyDeviceToHost));
-    uint64_t samples = (uint64_t)npix * (uint64_t)spp;
-    r->stats.camera_rays += samples;
-    r->stats.bounce_rays += totals[0] - samples;
+    r->stats.bounce_rays += totals[0] - (r->stats.camera_rays - camera_before);
     r->stats.shadow_rays += totals[1];
-    r->stats.samples += samples;
     r->stats.device_seconds += ms * 1e-3;
     if (cw->ev) {
-        uint32_t log[2 * PW_STATS_BOUNCES];
+        uint32_t log[3 * PW_STATS_BOUNCES];
         PW_CUDA_TRY(cudaMemcpy(log, cw->d_log, sizeof log, cudaMemcpyDeviceToHost));
-        PW_CUDA_TRY(cudaMemset(cw->d_log, 0, sizeof log));
+        PW_CUDA_TRY(cudaMemsetAsync(cw->d_log, 0, sizeof log, cw->stream));
         for (uint32_t b = 0; b < PW_STATS_BOUNCES; b++) {
-            pw_stage_record(r, b, PW_STAGE_EXTEND, 0.0, log[2 * b]);
-            pw_stage_record(r, b, PW_STAGE_SHADE, 0.0, log[2 * b]);
-            pw_stage_record(r, b, PW_STAGE_CONNECT, 0.0, log[2 * b + 1]);
-            pw_stage_record(r, b, PW_STAGE_RESOLVE, 0.0, log[2 * b]);
+            pw_stage_record(r, b, PW_STAGE_EXTEND, 0.0, log[3 * b]);
+            pw_stage_record(r, b, PW_STAGE_SHADE, 0.0, log[3 * b]);
+            pw_stage_record(r, b, PW_STAGE_CONNECT, 0.0, log[3 * b + 1]);
+            pw_stage_record(r, b, PW_STAGE_RESOLVE, 0.0, log[3 * b + 2]);
         }
     }
-    return PW_OK;
+    return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;
 }
 
 void pw_cuda_wave_free(cuda_state *c)
