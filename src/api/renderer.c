@@ -15,6 +15,8 @@ const char *pw_backend_name(pw_backend b) { return b >= 0 && b < PW_BACKEND_COUN
 
 pw_status pw_backend_from_name(const char *name, pw_backend *out)
 {
+    if (!name)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "no backend name given");
     for (int i = 0; i < PW_BACKEND_COUNT; i++)
         if (strcmp(name, backend_names[i]) == 0) {
             *out = (pw_backend)i;
@@ -30,13 +32,19 @@ double pw_now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Image sizes up to 32768 on a side and 2^28 pixels: beyond that the
- * accumulation buffers alone need many GiB. */
+/* Image sizes up to 32768 on a side and 2^26 pixels (8192 x 8192): the
+ * accumulation buffers and the copy written out take about 40 bytes a pixel,
+ * 2.7 GB at the limit. */
 #define MAX_SIDE 32768
-#define MAX_PIXELS (1u << 28)
+#define MAX_PIXELS (1u << 26)
 
-static pw_status check_settings(const pw_scene *scene, const pw_settings *s)
+/* The checks that need no prepared scene: done before the BVH is built. */
+static pw_status check_settings(const pw_settings *s)
 {
+    if (s->backend < 0 || s->backend >= PW_BACKEND_COUNT)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "backend %d is not a pw_backend", (int)s->backend);
+    if (s->light_mode < PW_LIGHT_MODE_MIS || s->light_mode > PW_LIGHT_MODE_NONE)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "light mode %d is not a pw_light_mode", (int)s->light_mode);
     if (s->width < 1 || s->height < 1 || s->width > MAX_SIDE || s->height > MAX_SIDE ||
         (uint64_t)s->width * (uint64_t)s->height > MAX_PIXELS)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "image size %dx%d is out of range (1..%d per side, at most %u pixels)",
@@ -51,6 +59,12 @@ static pw_status check_settings(const pw_scene *scene, const pw_settings *s)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "wavefront path count %d is negative", s->wave_paths);
     if (s->threads < 0 || s->threads > 1024)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "thread count %d is out of range (0..1024)", s->threads);
+    return PW_OK;
+}
+
+/* The toy estimator handles sphere lights only, at most PW_MAX_SHADOW. */
+static pw_status check_light_mode(const pw_scene *scene, const pw_settings *s)
+{
     if (s->light_mode == PW_LIGHT_MODE_TOY) {
         uint32_t n_sphere_lights = 0;
         for (uint32_t i = 0; i < scene->lights.count; i++) {
@@ -72,10 +86,12 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     pw_settings s = *settings;
     if (s.light_mode == PW_LIGHT_MODE_SCENE)
         s.light_mode = scene->defaults.light_mode;
-    pw_status st = pw_scene_prepare(scene, s.threads);
+    pw_status st = check_settings(&s);
     if (st != PW_OK)
         return st;
-    if ((st = check_settings(scene, &s)) != PW_OK)
+    if ((st = pw_scene_prepare(scene, s.threads)) != PW_OK)
+        return st;
+    if ((st = check_light_mode(scene, &s)) != PW_OK)
         return st;
     char note[300] = "";
     if (s.backend == PW_BACKEND_AUTO) {
@@ -138,6 +154,7 @@ pw_status pw_renderer_render(pw_renderer *r, int spp)
 {
     if (spp < 1 || spp > (1 << 24))
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "samples per pixel %d is out of range (1..%d)", spp, 1 << 24);
+    r->cancel = 0; /* a cancel stops the call in progress, not every later one */
     double t0 = pw_now_seconds();
     pw_status st;
     switch (r->backend) {

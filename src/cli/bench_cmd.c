@@ -76,8 +76,9 @@ int cmd_bench(int argc, char **argv)
         o.scene = "toy";
     pw_scene *scene;
     pw_settings s;
-    if (!cli_load_scene(&o, &scene, &s))
-        return 1;
+    int load = cli_load_scene(&o, &scene, &s);
+    if (load != 0)
+        return load;
     s.stage_stats = o.stats;
     int spf = o.spp_per_frame ? o.spp_per_frame : (strncmp(o.scene, "toy", 3) == 0 ? 4 : 1);
     pw_renderer *r;

@@ -25,7 +25,7 @@ static int parse_float(const char *opt, const char *v, float lo, float hi, float
     char *end;
     errno = 0;
     float x = v ? strtof(v, &end) : 0.0f;
-    if (!v || *v == '\0' || *end != '\0' || errno || !isfinite(x) || x < lo || x > hi) {
+    if (!v || *v == '\0' || *end != '\0' || (errno && x != 0.0f) || !isfinite(x) || x < lo || x > hi) {
         fprintf(stderr, "pathwave: %s needs a number in %g..%g, got '%s'\n", opt, lo, hi, v ? v : "");
         return 0;
     }
@@ -69,6 +69,18 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
             return 0;
         }
         int ok = 1;
+        /* Options of the other command would be silently ignored here. */
+        static const char *const render_only[] = {"-o", "--output", "--exr", "--spp", "--tonemap", "--exposure"};
+        static const char *const bench_only[] = {"--frames", "--spp-per-frame", "--json"};
+        int bench = strcmp(command, "bench") == 0;
+        const char *const *other = bench ? render_only : bench_only;
+        size_t n_other = bench ? sizeof render_only / sizeof *render_only : sizeof bench_only / sizeof *bench_only;
+        for (size_t k = 0; k < n_other; k++)
+            if (strcmp(a, other[k]) == 0) {
+                fprintf(stderr, "pathwave %s: option '%s' is not for this command (see 'pathwave %s --help')\n",
+                        command, a, command);
+                return 0;
+            }
         if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
             o->output = v;
         else if (strcmp(a, "--exr") == 0)
@@ -99,14 +111,14 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
             if (!(ok = pw_tonemap_from_name(v, &o->tonemap) == PW_OK))
                 fprintf(stderr, "pathwave: %s\n", pw_last_error());
         } else if (strcmp(a, "--exposure") == 0)
-            ok = parse_float(a, v, 0.0f, 1e6f, &o->exposure);
+            ok = parse_float(a, v, 1e-20f, 1e6f, &o->exposure);
         else if (strcmp(a, "--split") == 0)
             ok = parse_int(a, v, 1, 64, &o->split);
         else if (strcmp(a, "--cpu-bvh") == 0)
             ok = parse_int(a, v, 2, 8, &o->cpu_bvh_width);
         else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
             o->quiet = 1;
-        else if (strcmp(a, "--json") == 0 && strcmp(command, "bench") == 0)
+        else if (strcmp(a, "--json") == 0)
             o->json = 1;
         else if (strcmp(a, "--stats") == 0)
             o->stats = 1;
@@ -142,7 +154,7 @@ int cli_load_scene(const cli_options *o, pw_scene **scene, pw_settings *s)
     pw_status st = file ? pw_scene_load(name, scene) : pw_scene_builtin(name, scene);
     if (st != PW_OK) {
         fprintf(stderr, "pathwave: %s\n", pw_last_error());
-        return 0;
+        return st == PW_ERR_NOT_FOUND && !file ? EXIT_USAGE : 1;
     }
     pw_settings_default(*scene, s);
     if (o->set_width)
@@ -163,5 +175,5 @@ int cli_load_scene(const cli_options *o, pw_scene **scene, pw_settings *s)
     if (o->cpu_bvh_width)
         s->cpu_bvh_width = o->cpu_bvh_width;
     s->backend = o->backend;
-    return 1;
+    return 0;
 }

@@ -5,7 +5,6 @@
 #include "pathwave.h"
 
 #define EXIT_USAGE 2
-#define EXIT_INTERRUPTED 130
 
 typedef struct cli_options {
     const char *scene;
@@ -25,7 +24,8 @@ typedef struct cli_options {
 /* Parses argv[first..] for the given command; prints a one-line error and
  * returns 0 on bad input. */
 int cli_parse(int argc, char **argv, int first, const char *command, cli_options *o);
-/* Loads the scene (built-in name or file) and applies the options to its defaults. */
+/* Loads the scene (built-in name or file) and applies the options to its
+ * defaults; returns 0, or the exit code after printing why it failed. */
 int cli_load_scene(const cli_options *o, pw_scene **scene, pw_settings *settings);
 
 int cmd_render(int argc, char **argv);

@@ -1,7 +1,8 @@
 /* pathwave render: progressive rendering with a progress bar; Ctrl-C stops
  * between samples and the image so far is still written. */
 #include <errno.h>
-#include <libgen.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,28 +13,35 @@
 #include "cli/options.h"
 
 static pw_renderer *volatile active;
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* the signal that stopped the render, or 0 */
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
     if (active)
         pw_renderer_cancel(active);
 }
 
-/* Fails early, before a long render, when the output cannot be written. */
+/* Fails early, before a long render, when the output cannot be written:
+ * opening it for writing (without truncating) is the only test that holds
+ * for root too; a file that did not exist is removed again. */
 static int check_writable(const char *path)
 {
-    char *copy = strdup(path);
-    if (!copy)
+    struct stat st;
+    int existed = stat(path, &st) == 0;
+    if (existed && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "pathwave: %s: cannot write output (it is a directory)\n", path);
         return 0;
-    const char *dir = dirname(copy);
-    int ok = access(path, F_OK) == 0 ? access(path, W_OK) == 0 : access(dir, W_OK) == 0;
-    if (!ok)
+    }
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    if (fd < 0) {
         fprintf(stderr, "pathwave: %s: cannot write output (%s)\n", path, strerror(errno));
-    free(copy);
-    return ok;
+        return 0;
+    }
+    close(fd);
+    if (!existed)
+        unlink(path);
+    return 1;
 }
 
 static int check_extension(const char *path, int png_ok)
@@ -84,13 +92,19 @@ int cmd_render(int argc, char **argv)
     if (!cli_parse(argc, argv, 2, "render", &o))
         return EXIT_USAGE;
     const char *out = o.output ? o.output : "pathwave.png";
-    if (!check_extension(out, 1) || (o.exr && !check_extension(o.exr, 0)) || !check_writable(out) ||
-        (o.exr && !check_writable(o.exr)))
+    if (!check_extension(out, 1) || !check_writable(out))
+        return EXIT_USAGE;
+    if (o.exr && (!strrchr(o.exr, '.') || strcasecmp(strrchr(o.exr, '.'), ".exr") != 0)) {
+        fprintf(stderr, "pathwave: %s: --exr writes an .exr file\n", o.exr);
+        return EXIT_USAGE;
+    }
+    if (o.exr && !check_writable(o.exr))
         return EXIT_USAGE;
     pw_scene *scene;
     pw_settings s;
-    if (!cli_load_scene(&o, &scene, &s))
-        return 1;
+    int load = cli_load_scene(&o, &scene, &s);
+    if (load != 0)
+        return load;
     pw_renderer *r;
     if (pw_renderer_create(scene, &s, &r) != PW_OK) {
         fprintf(stderr, "pathwave: %s\n", pw_last_error());
@@ -100,11 +114,11 @@ int cmd_render(int argc, char **argv)
     active = r;
     if (!o.quiet && pw_renderer_backend_note(r)[0])
         fprintf(stderr, "pathwave: using the CPU (%s)\n", pw_renderer_backend_note(r));
-    struct sigaction sa;
+    struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     int bar = !o.quiet && isatty(STDERR_FILENO);
     int done = 0, rc = 0;
     pw_render_stats st;
@@ -125,11 +139,14 @@ int cmd_render(int argc, char **argv)
     if (bar)
         fputc('\n', stderr);
     active = NULL;
+    /* A second Ctrl-C while the image is written stops the program. */
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     pw_renderer_get_stats(r, &st);
     if (rc == 0 && !write_outputs(&o, out, r))
         rc = 1;
     if (rc == 0 && interrupted)
-        rc = EXIT_INTERRUPTED;
+        rc = 128 + interrupted; /* 130 for Ctrl-C, 143 for SIGTERM */
     if (!o.quiet) {
         double rays = (double)total_rays(&st);
         fprintf(stderr, "%s%s: %dx%d, %d spp, %.1f M rays (%.2f per sample) in %.2f s, %.1f Mray/s, %s -> %s\n",

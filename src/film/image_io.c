@@ -23,6 +23,8 @@ static const char *extension(const char *path)
 
 pw_status pw_tonemap_from_name(const char *name, pw_tonemap *out)
 {
+    if (!name)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "no tonemap name given");
     static const char *const names[] = {"clamp", "aces", "reinhard"};
     for (int i = 0; i < 3; i++)
         if (strcmp(name, names[i]) == 0) {
@@ -74,6 +76,8 @@ static pw_status write_pfm(const char *path, const float *rgb, int w, int h)
 
 pw_status pw_image_write(const char *path, const float *rgb, int w, int h, float exposure, pw_tonemap tm)
 {
+    if (!path || !rgb || w < 1 || h < 1 || w > 32768 || h > 32768)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: no image or size %dx%d out of range", path ? path : "(null)", w, h);
     const char *ext = extension(path);
     if (strcasecmp(ext, "png") == 0)
         return write_png(path, rgb, w, h, exposure, tm);
@@ -92,13 +96,17 @@ static pw_status read_pfm(const char *path, float **out, int *w, int *h)
     char magic[3] = {0};
     float scale;
     if (fscanf(f, "%2s %d %d %f", magic, w, h, &scale) != 4 || strcmp(magic, "PF") != 0 || *w < 1 || *h < 1 ||
-        *w > 65536 || *h > 65536 || scale >= 0.0f || fgetc(f) == EOF) {
+        *w > 32768 || *h > 32768 || scale >= 0.0f || fgetc(f) == EOF) {
         fclose(f);
         return pw_fail(PW_ERR_FORMAT, "%s: not a little-endian RGB PFM file", path);
     }
     size_t n = (size_t)*w * (size_t)*h * 3;
     float *rgb = malloc(n * sizeof *rgb);
-    int ok = rgb != NULL;
+    if (!rgb) {
+        fclose(f);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for a %dx%d image", path, *w, *h);
+    }
+    int ok = 1;
     for (int y = *h - 1; y >= 0 && ok; y--)
         ok = fread(rgb + (size_t)y * *w * 3, sizeof(float), (size_t)*w * 3, f) == (size_t)*w * 3;
     fclose(f);

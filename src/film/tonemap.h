@@ -14,7 +14,10 @@ PW_HD float pw_aces(float x)
 
 PW_HD float pw_linear_to_srgb(float x)
 {
-    x = pw_minf(1.0f, pw_maxf(0.0f, x));
+    if (!(x > 0.0f)) /* negative and NaN */
+        return 0.0f;
+    if (x >= 1.0f)
+        return 1.0f;
     return x <= 0.0031308f ? 12.92f * x : 1.055f * powf(x, 1.0f / 2.4f) - 0.055f;
 }
 
@@ -28,6 +31,9 @@ PW_HD float pw_tonemap_channel(float x, float exposure, int tm)
     x *= exposure;
     if (!(x > 0.0f)) /* negative and NaN */
         return 0.0f;
+    /* Both curves are 1 to float precision long before this, and inf / inf
+     * would make a NaN of the brightest pixels. */
+    x = pw_minf(x, 1e6f);
     if (tm == PW_TONEMAP_ACES)
         return pw_aces(x);
     if (tm == PW_TONEMAP_REINHARD)

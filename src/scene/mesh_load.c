@@ -70,8 +70,9 @@ static pw_status add_ai_mesh(pw_scene *s, const char *path, const struct aiMesh 
     return PW_OK;
 }
 
-/* Camera in front of the bounding box (+z side), looking at its centre. */
-static void frame_model(pw_scene *s)
+/* Camera in front of the bounding box (+z side), looking at its centre.
+ * Fails for a model with no extent, which no camera can frame. */
+static pw_status frame_model(pw_scene *s, const char *path)
 {
     pw_vec3 lo = v3s(PW_INF), hi = v3s(-PW_INF);
     for (uint32_t i = 0; i < s->n_verts; i++) {
@@ -80,11 +81,28 @@ static void frame_model(pw_scene *s)
     }
     pw_vec3 c = v3_scale(v3_add(lo, hi), 0.5f);
     float radius = 0.5f * v3_len(v3_sub(hi, lo));
+    if (!(radius > 0.0f) || !isfinite(radius) || !isfinite(v3_len(c)))
+        return pw_fail(PW_ERR_FORMAT, "%s: the model has zero or non-finite extent", path);
     s->cam.vfov_deg = 40.0f;
     float dist = radius / sinf(0.5f * s->cam.vfov_deg * PW_PI / 180.0f);
     s->cam.look_at = c;
     s->cam.look_from = v3_add(c, v3_scale(v3_norm(v3(0.3f, 0.3f, 1.0f)), dist));
     s->cam.up = v3(0, 1, 0);
+    return PW_OK;
+}
+
+/* Non-finite positions are an error in the file. They are checked before
+ * identical vertices are joined, which would otherwise merge a NaN vertex
+ * into another and hide it. */
+static pw_status check_finite(const struct aiScene *as, const char *path)
+{
+    for (unsigned m = 0; m < as->mNumMeshes; m++)
+        for (unsigned i = 0; i < as->mMeshes[m]->mNumVertices; i++) {
+            struct aiVector3D p = as->mMeshes[m]->mVertices[i];
+            if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z))
+                return pw_fail(PW_ERR_FORMAT, "%s: vertex %u of mesh %u is not finite (NaN or infinity)", path, i, m);
+        }
+    return PW_OK;
 }
 
 pw_status pw_scene_load(const char *path, pw_scene **out)
@@ -94,13 +112,24 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     if (!f)
         return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
     fclose(f);
-    const struct aiScene *as = aiImportFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
-                                                      aiProcess_PreTransformVertices | aiProcess_SortByPType);
+    /* Validation first: out-of-range indices in a broken file would crash
+     * the later post-processing steps. */
+    const struct aiScene *as = aiImportFile(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate);
     if (!as || !as->mRootNode || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
         pw_status st = pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s)", path, aiGetErrorString());
         aiReleaseImport(as);
         return st;
     }
+    pw_status fin = check_finite(as, path);
+    if (fin != PW_OK) {
+        aiReleaseImport(as);
+        return fin;
+    }
+    const struct aiScene *pp =
+        aiApplyPostProcessing(as, aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices | aiProcess_SortByPType);
+    if (!pp) /* assimp has released the scene then */
+        return pw_fail(PW_ERR_FORMAT, "%s: cannot process mesh (%s)", path, aiGetErrorString());
+    as = pp;
     pw_scene *s = pw_scene_new(path);
     pw_status st = s ? PW_OK : pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     int emits = 0;
@@ -122,7 +151,10 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
         pw_scene_free(s);
         return st;
     }
-    frame_model(s);
+    if ((st = frame_model(s, path)) != PW_OK) {
+        pw_scene_free(s);
+        return st;
+    }
     if (!emits) {
         /* A sky brighter overhead than at the horizon gives shape to a model
          * that nothing in the file lights. */

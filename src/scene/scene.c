@@ -43,6 +43,8 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
         nc *= 2;
     if (nc > 0xfffffff0u)
         nc = 0xfffffff0u;
+    if (nc * sz > ((uint64_t)1 << 40))
+        return 0;
     if (nc < need)
         return 0;
     void *p = realloc(*arr, (size_t)nc * sz);
@@ -77,6 +79,8 @@ pw_status pw_scene_add_sphere(pw_scene *s, pw_vec3 c, float r, uint32_t mat)
 uint32_t pw_scene_add_vertices(pw_scene *s, const pw_vec3 *p, const pw_vec3 *n, uint32_t count)
 {
     uint32_t first = s->n_verts, cap = s->cap_verts;
+    if ((uint64_t)first + count > 0x3fffffffu) /* keeps 3 * index arithmetic and byte sizes in range */
+        return UINT32_MAX;
     if (!grow((void **)&s->pos, &cap, first + count, sizeof *s->pos))
         return UINT32_MAX;
     /* Normals exist for all vertices or none: fill missing ones with zero,
@@ -119,6 +123,8 @@ pw_status pw_scene_set_uvs(pw_scene *s, uint32_t first, const float *uv, uint32_
 pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c, uint32_t mat)
 {
     /* cap_tris counts triangles: tri_idx holds 3 entries for each. */
+    if (s->n_tris >= 0x3fffffffu)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: more than 2^30 triangles", s->name);
     if (s->n_tris == s->cap_tris) {
         uint32_t cap = s->cap_tris, idx_cap = 3 * s->cap_tris;
         if (!grow((void **)&s->tri_mat, &cap, s->n_tris + 1, sizeof *s->tri_mat) ||
