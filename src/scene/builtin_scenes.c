@@ -36,25 +36,31 @@ static pw_status sphere(pw_scene *s, float x, float y, float z, float r, pw_mate
     return pw_scene_add_sphere(s, v3(x, y, z), r, id);
 }
 
-static void toy_camera_and_sky(pw_scene *s)
+/* The sphere scenes' shared setup: a thin-lens camera looking at the
+ * origin, the white-to-blue sky of the toy tracer and Ray Tracing in One
+ * Weekend, a t_min of 0.001 like theirs, and no Russian roulette. */
+static void sphere_scene_setup(pw_scene *s, pw_vec3 from, float vfov, float aperture, float focus, float sky,
+                               int width, int height, int spp, int max_depth)
 {
-    s->cam.look_from = v3(0, 2, 3);
+    s->cam.look_from = from;
     s->cam.look_at = v3(0, 0, 0);
     s->cam.up = v3(0, 1, 0);
-    s->cam.vfov_deg = 60.0f;
-    s->cam.aperture = 0.02f;
-    s->cam.focus_dist = 3.0f;
+    s->cam.vfov_deg = vfov;
+    s->cam.aperture = aperture;
+    s->cam.focus_dist = focus;
     s->env.type = PW_ENV_GRADIENT;
     s->env.bottom = v3(1.0f, 1.0f, 1.0f);
     s->env.top = v3(0.5f, 0.7f, 1.0f);
-    s->env.scale = 0.3f;
+    s->env.scale = sky;
     s->t_min = 0.001f;
-    s->defaults.width = 1280;
-    s->defaults.height = 720;
-    s->defaults.spp = 64;
-    s->defaults.max_depth = 10;
-    s->defaults.rr_depth = 1000; /* the toy tracer has no Russian roulette */
+    s->defaults.width = width;
+    s->defaults.height = height;
+    s->defaults.spp = spp;
+    s->defaults.max_depth = max_depth;
+    s->defaults.rr_depth = 1000;
 }
+
+static void toy_camera_and_sky(pw_scene *s) { sphere_scene_setup(s, v3(0, 2, 3), 60.0f, 0.02f, 3.0f, 0.3f, 1280, 720, 64, 10); }
 
 /* Spheres 0-8 of B1: ground, three Lambert, three metal, glass, one emitter. */
 static pw_status toy_first_nine(pw_scene *s)
@@ -134,21 +140,7 @@ static pw_status build_rtiow(pw_scene *s)
     st |= sphere(s, 0, 1, 0, 1, pw_dielectric(1.5f));
     st |= sphere(s, -4, 1, 0, 1, pw_lambert(.4f, .2f, .1f));
     st |= sphere(s, 4, 1, 0, 1, pw_metal(.7f, .6f, .5f, 0));
-    s->cam.look_from = v3(13, 2, 3);
-    s->cam.look_at = v3(0, 0, 0);
-    s->cam.vfov_deg = 20.0f;
-    s->cam.aperture = 0.1f;
-    s->cam.focus_dist = 10.0f;
-    s->env.type = PW_ENV_GRADIENT;
-    s->env.bottom = v3(1, 1, 1);
-    s->env.top = v3(0.5f, 0.7f, 1.0f);
-    s->env.scale = 1.0f;
-    s->t_min = 0.001f;
-    s->defaults.width = 1200;
-    s->defaults.height = 800;
-    s->defaults.spp = 10;
-    s->defaults.max_depth = 50;
-    s->defaults.rr_depth = 1000;
+    sphere_scene_setup(s, v3(13, 2, 3), 20.0f, 0.1f, 10.0f, 1.0f, 1200, 800, 10, 50);
     s->defaults.light_mode = PW_LIGHT_MODE_NONE;
     return st ? pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name) : PW_OK;
 }

@@ -166,20 +166,29 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
         pw_megakernel<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
                                                 c->d_counters);
     PW_CUDA_LAUNCH_CHECK("pw_megakernel");
-    PW_CUDA_TRY(cudaEventRecord(c->ev_stop));
-    PW_CUDA_TRY(cudaEventSynchronize(c->ev_stop));
-    PW_CUDA_TRY(cudaGetLastError());
-    float ms = 0.0f;
-    PW_CUDA_TRY(cudaEventElapsedTime(&ms, c->ev_start, c->ev_stop));
     unsigned long long counters[2];
-    PW_CUDA_TRY(cudaMemcpy(counters, c->d_counters, sizeof counters, cudaMemcpyDeviceToHost));
+    pw_status st = pw_cuda_finish_frame(r, c, 0, c->d_counters, counters);
+    if (st != PW_OK)
+        return st;
     uint64_t samples = (uint64_t)r->params.width * r->params.height * (uint64_t)spp;
     c->samples_done += (uint32_t)spp;
     r->stats.camera_rays += samples;
     r->stats.bounce_rays += counters[0] - samples;
     r->stats.shadow_rays += counters[1];
     r->stats.samples += samples;
+    return PW_OK;
+}
+
+pw_status pw_cuda_finish_frame(pw_renderer *r, cuda_state *c, cudaStream_t stream,
+                               const unsigned long long *d_counters, unsigned long long counters[2])
+{
+    PW_CUDA_TRY(cudaEventRecord(c->ev_stop, stream));
+    PW_CUDA_TRY(cudaEventSynchronize(c->ev_stop));
+    PW_CUDA_TRY(cudaGetLastError());
+    float ms = 0.0f;
+    PW_CUDA_TRY(cudaEventElapsedTime(&ms, c->ev_start, c->ev_stop));
     r->stats.device_seconds += ms * 1e-3;
+    PW_CUDA_TRY(cudaMemcpy(counters, d_counters, 2 * sizeof *counters, cudaMemcpyDeviceToHost));
     return PW_OK;
 }
 

@@ -32,5 +32,9 @@ __device__ static inline void pw_cuda_spheres_to_shared(pw_scene_view *view)
 }
 
 void pw_cuda_wave_free(cuda_state *c);
+/* Ends a frame queued on stream: waits for it, adds its event time to the
+ * statistics and reads two 64-bit ray counters from the device. */
+pw_status pw_cuda_finish_frame(pw_renderer *r, cuda_state *c, cudaStream_t stream,
+                               const unsigned long long *d_counters, unsigned long long counters[2]);
 
 #endif

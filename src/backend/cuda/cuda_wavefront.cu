@@ -283,16 +283,12 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
         r->stats.samples += npix;
         r->stats.camera_rays += npix;
     }
-    PW_CUDA_TRY(cudaEventRecord(c->ev_stop, cw->stream));
-    PW_CUDA_TRY(cudaEventSynchronize(c->ev_stop));
-    PW_CUDA_TRY(cudaGetLastError());
-    float ms = 0.0f;
-    PW_CUDA_TRY(cudaEventElapsedTime(&ms, c->ev_start, c->ev_stop));
     unsigned long long totals[2];
-    PW_CUDA_TRY(cudaMemcpy(totals, cw->d_totals, sizeof totals, cudaMemcpyDeviceToHost));
+    pw_status fin = pw_cuda_finish_frame(r, c, cw->stream, cw->d_totals, totals);
+    if (fin != PW_OK)
+        return fin;
     r->stats.bounce_rays += totals[0] - (r->stats.camera_rays - camera_before);
     r->stats.shadow_rays += totals[1];
-    r->stats.device_seconds += ms * 1e-3;
     if (cw->ev) {
         uint32_t log[3 * PW_STATS_BOUNCES];
         PW_CUDA_TRY(cudaMemcpy(log, cw->d_log, sizeof log, cudaMemcpyDeviceToHost));
