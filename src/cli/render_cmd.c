@@ -120,10 +120,16 @@ int cmd_render(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     int bar = !o.quiet && isatty(STDERR_FILENO);
-    int done = 0, rc = 0;
+    int done = 0, rc = 0, chunk = 1;
     pw_render_stats st;
     while (done < s.spp && !interrupted) {
-        pw_status ps = pw_renderer_render(r, 1);
+        /* Samples per call grow while calls are short (a fast GPU), so the
+         * progress bar still moves a few times a second but the per-call
+         * overhead stays small. */
+        int n = chunk < s.spp - done ? chunk : s.spp - done;
+        pw_renderer_get_stats(r, &st);
+        double t0 = st.render_seconds;
+        pw_status ps = pw_renderer_render(r, n);
         if (ps == PW_ERR_INTERRUPTED)
             break;
         if (ps != PW_OK) {
@@ -131,8 +137,10 @@ int cmd_render(int argc, char **argv)
             rc = 1;
             break;
         }
-        done++;
+        done += n;
         pw_renderer_get_stats(r, &st);
+        if (st.render_seconds - t0 < 0.05 && chunk < 1024)
+            chunk *= 2;
         if (bar)
             progress(done, s.spp, st.render_seconds, total_rays(&st) * 1e-6 / st.render_seconds);
     }

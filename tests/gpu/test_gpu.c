@@ -13,7 +13,8 @@ typedef struct image {
     int w, h;
 } image;
 
-static int split = 1; /* ray splitting for the renders of the current test */
+static int split = 1;      /* ray splitting for the renders of the current test */
+static int wave_paths = 0; /* wavefront paths in flight (0: as many as fit) */
 
 static pw_status render(pw_scene *s, pw_backend b, int w, int h, int spp, image *out)
 {
@@ -25,6 +26,7 @@ static pw_status render(pw_scene *s, pw_backend b, int w, int h, int spp, image 
     st.seed = 7;
     st.backend = b;
     st.split = split;
+    st.wave_paths = wave_paths;
     pw_renderer *r;
     pw_status e = pw_renderer_create(s, &st, &r);
     if (e != PW_OK)
@@ -147,6 +149,11 @@ static void test_agree_split(void **state)
     assert_int_equal(pw_scene_builtin("toy", &s), PW_OK);
     split = 3;
     check_agreement("toy split 3", s, 160, 90, 2);
+    /* Pixels in many waves of 999 paths (333 pixels of 3 children): the
+     * captured graph is replayed per wave with new parameters. */
+    wave_paths = 999;
+    check_agreement("toy split 3 in waves", s, 160, 90, 2);
+    wave_paths = 0;
     split = 1;
     pw_scene_free(s);
 }
