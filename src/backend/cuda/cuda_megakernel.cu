@@ -74,7 +74,18 @@ extern "C" int pw_cuda_usable(void)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        pw_fail(PW_ERR_NO_DEVICE, "no usable CUDA GPU: %s", cudaGetErrorString(e));
+        /* "Insufficient driver" is also what a machine with no driver at
+         * all reports: tell the two apart. */
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        if (e == cudaErrorInsufficientDriver && driver == 0)
+            pw_fail(PW_ERR_NO_DEVICE, "no usable CUDA GPU: no NVIDIA driver is installed");
+        else if (e == cudaErrorInsufficientDriver)
+            pw_fail(PW_ERR_NO_DEVICE, "no usable CUDA GPU: the NVIDIA driver supports CUDA %d.%d, this build needs %d.%d",
+                    driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+        else
+            pw_fail(PW_ERR_NO_DEVICE, "no usable CUDA GPU: %s", cudaGetErrorString(e));
         return 0;
     }
     if (n == 0) {
