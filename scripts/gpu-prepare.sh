@@ -18,7 +18,7 @@ grep -E "registers|spill|stack" build-gpu/build.log > carry/ptxas.txt || true
 for lib in libstb.so.0 libassimp.so.5 libtinyexr.so.1d libcjson.so.1 libdraco.so.7 libminizip.so.1 libcmocka.so.0; do
     cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" carry/lib/
 done
-for d in stanford-bunny sponza-dabrovic bitterli-cornell-box; do
+for d in stanford-bunny sponza-dabrovic bitterli-cornell-box hdri; do
     [ -d "$SHARED/scenes/$d" ] && cp -r "$SHARED/scenes/$d" carry/shared/scenes/
 done
 rm -rf carry/shared/scenes/stanford-bunny/bun_zipper_res* carry/shared/scenes/bitterli-cornell-box/reference/*.png

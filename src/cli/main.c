@@ -34,6 +34,8 @@ static const char *const usage_render =
     "  --light-mode MODE    mis, toy or none [scene's default]\n"
     "  --tonemap NAME       clamp, aces or reinhard, for PNG [clamp]\n"
     "  --exposure X         multiply radiance before tonemapping [1]\n"
+    "  --env FILE           light the scene with an equirectangular map (.hdr, .exr, ...),\n"
+    "                       importance-sampled; --env-scale X multiplies it [1]\n"
     "  --split N            ray splitting: N child paths at each path's first hit [1]\n"
     "  --cpu-bvh 8|2        CPU BVH: 8-wide AVX2 or the GPU's binary layout\n"
     "                       [8 for sphere-only scenes, else 2]\n"
@@ -43,7 +45,8 @@ static const char *const usage_render =
     "examples:\n"
     "  pathwave render cornell --spp 256 -o cornell.png\n"
     "  pathwave render toy --width 640 --height 360 --exr toy.exr -o toy.png\n"
-    "  pathwave render ../shared/scenes/stanford-bunny/bun_zipper.ply -o bunny.png\n";
+    "  pathwave render ../shared/scenes/stanford-bunny/bunny.ply -o bunny.png\n"
+    "  pathwave render ../shared/scenes/gltf-samples/Duck.glb --env ../shared/scenes/hdri/venice_sunset_1k.hdr\n";
 
 static const char *const usage_bench =
     "usage: pathwave bench [SCENE|FILE] [options]\n"

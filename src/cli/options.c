@@ -54,10 +54,12 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
     o->backend = PW_BACKEND_AUTO;
     o->light_mode = PW_LIGHT_MODE_SCENE;
     o->exposure = 1.0f;
+    o->env_scale = 1.0f;
     o->frames = 5;
     static const char *const valued[] = {"-o", "--output", "--exr", "--spp", "--width", "--height", "--max-depth",
                                          "--seed", "--threads", "--frames", "--spp-per-frame", "--backend",
-                                         "--light-mode", "--tonemap", "--exposure", "--cpu-bvh", "--split"};
+                                         "--light-mode", "--tonemap", "--exposure", "--cpu-bvh", "--split",
+                                         "--env", "--env-scale"};
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         int takes_value = 0;
@@ -85,6 +87,10 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
             o->output = v;
         else if (strcmp(a, "--exr") == 0)
             o->exr = v;
+        else if (strcmp(a, "--env") == 0)
+            o->env = v;
+        else if (strcmp(a, "--env-scale") == 0)
+            ok = parse_float(a, v, 1e-20f, 1e20f, &o->env_scale);
         else if (strcmp(a, "--spp") == 0)
             ok = parse_int(a, v, 1, 1 << 24, &o->spp), o->set_spp = 1;
         else if (strcmp(a, "--width") == 0)
@@ -155,6 +161,12 @@ int cli_load_scene(const cli_options *o, pw_scene **scene, pw_settings *s)
     if (st != PW_OK) {
         fprintf(stderr, "pathwave: %s\n", pw_last_error());
         return st == PW_ERR_NOT_FOUND && !file ? EXIT_USAGE : 1;
+    }
+    if (o->env && (st = pw_scene_set_environment(*scene, o->env, o->env_scale)) != PW_OK) {
+        fprintf(stderr, "pathwave: %s\n", pw_last_error());
+        pw_scene_free(*scene);
+        *scene = NULL;
+        return 1;
     }
     pw_settings_default(*scene, s);
     if (o->set_width)

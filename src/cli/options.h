@@ -10,6 +10,8 @@ typedef struct cli_options {
     const char *scene;
     const char *output;
     const char *exr;
+    const char *env; /* environment map file */
+    float env_scale;
     pw_settings settings;
     int set_width, set_height, set_spp, set_depth, set_seed, set_light_mode;
     int width, height, spp, max_depth, threads, frames, spp_per_frame;

@@ -67,9 +67,14 @@ PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm,
     return p;
 }
 
-PW_HD void pw_path_miss(const pw_scene_view *s, pw_path *p)
+/* The environment seen by a ray that left the scene; an environment map is
+ * also light-sampled, so BSDF-sampled rays that reach it are MIS-weighted. */
+PW_HD void pw_path_miss(const pw_scene_view *s, const pw_render_params *prm, pw_path *p)
 {
-    p->L = v3_add(p->L, v3_mul(p->beta, pw_env_radiance(&s->env, p->ray.d)));
+    float w = 1.0f;
+    if (s->env_prob > 0.0f && prm->light_mode == PW_LIGHTS_MIS && !(p->flags & PW_PATH_SPECULAR))
+        w = pw_power_heuristic(p->prev_pdf, s->env_prob * pw_env_pdf(&s->env, p->ray.d));
+    p->L = v3_add(p->L, v3_scale(v3_mul(p->beta, pw_env_radiance(&s->env, p->ray.d)), w));
 }
 
 /* Emission of the surface just hit, weighted against light sampling. */
@@ -123,12 +128,23 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
                                pw_rng *rng, pw_shadow_ray *out)
 {
     float ul = pw_rng_next(rng), u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
-    if (s->n_lights == 0 || pw_material_is_specular(m))
+    if ((s->n_lights == 0 && s->env_prob == 0.0f) || pw_material_is_specular(m))
         return 0;
     pw_light_sample ls;
-    uint32_t li = pw_light_pick(s, ul);
-    if (!pw_light_sample_dir(s, li, sf->p, u1, u2, &ls) || ls.pdf <= 0.0f)
-        return 0;
+    uint32_t li = PW_NO_LIGHT;
+    if (ul < s->env_prob) {
+        /* The environment map: a direction by luminance, unbounded. */
+        float pdf;
+        if (!pw_env_sample(&s->env, u1, u2, &ls.wi, &pdf))
+            return 0;
+        ls.pdf = s->env_prob * pdf;
+        ls.dist = PW_INF;
+        ls.Le = pw_env_radiance(&s->env, ls.wi);
+    } else {
+        li = pw_light_pick(s, (ul - s->env_prob) / (1.0f - s->env_prob));
+        if (!pw_light_sample_dir(s, li, sf->p, u1, u2, &ls) || ls.pdf <= 0.0f)
+            return 0;
+    }
     float bsdf_pdf;
     pw_vec3 f = pw_bsdf_eval(m, sf, p->ray.d, ls.wi, &bsdf_pdf);
     if (v3_is_zero(f))
@@ -136,9 +152,13 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
     float w = pw_power_heuristic(ls.pdf, bsdf_pdf);
     out->ray.o = pw_offset_origin(sf->p, sf->ng, ls.wi);
     out->ray.d = ls.wi;
-    pw_light l = s->lights[li];
-    out->tmax = l.type == PW_LIGHT_SPHERE ? pw_shadow_tmax_sphere(s->spheres[l.prim], out->ray.o, ls.wi, ls.dist)
-                                          : ls.dist * 0.9999f;
+    if (li == PW_NO_LIGHT) {
+        out->tmax = PW_INF;
+    } else {
+        pw_light l = s->lights[li];
+        out->tmax = l.type == PW_LIGHT_SPHERE ? pw_shadow_tmax_sphere(s->spheres[l.prim], out->ray.o, ls.wi, ls.dist)
+                                              : ls.dist * 0.9999f;
+    }
     out->contrib = v3_scale(v3_mul(v3_mul(p->beta, f), ls.Le), w / ls.pdf);
     return 1;
 }
@@ -218,7 +238,7 @@ PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm,
             (*ext_rays)++;
             alive = pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h);
             if (!alive)
-                pw_path_miss(s, &p);
+                pw_path_miss(s, prm, &p);
         }
         if (alive) {
             if (p.depth == 0 && split > 1 && children == 1) {

@@ -153,7 +153,7 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
     pw_shadow_ray sh[PW_MAX_SHADOW];
     int n = 0, alive = 0;
     if (h->prim == PW_NO_HIT)
-        pw_path_miss(s, &p);
+        pw_path_miss(s, prm, &p);
     else
         alive = pw_path_shade(s, prm, &p, h, sh, &n);
     uint32_t first = pw_wf_alloc(&w->counters[PW_WF_SHADOWS], (uint32_t)n);

@@ -182,6 +182,9 @@ void pw_scene_free(pw_scene *s)
     free(s->pos);
     free(s->nrm);
     free(s->uv);
+    free(s->env_map);
+    free(s->env_marginal);
+    free(s->env_cond);
     free(s->tri_idx);
     free(s->tri_mat);
     free(s->mats);
@@ -257,6 +260,74 @@ pw_status pw_scene_prepare(pw_scene *s, int threads)
     return PW_OK;
 }
 
+pw_status pw_scene_set_environment(pw_scene *s, const char *path, float scale)
+{
+    if (!(scale > 0.0f) || !isfinite(scale))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: environment scale %g must be positive", path, scale);
+    float *rgb;
+    int w, h;
+    pw_status st = pw_image_read(path, &rgb, &w, &h);
+    if (st != PW_OK)
+        return st;
+    float *marg = malloc(((size_t)h + 1) * sizeof *marg);
+    float *cond = malloc((size_t)h * ((size_t)w + 1) * sizeof *cond);
+    if (!marg || !cond) {
+        free(rgb);
+        free(marg);
+        free(cond);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the environment's distribution", path);
+    }
+    /* Cell weights: luminance times sin(theta), so rows near the poles,
+     * which cover little solid angle, are chosen less. */
+    double total = 0.0;
+    marg[0] = 0.0f;
+    for (int j = 0; j < h; j++) {
+        float st_row = sinf(PW_PI * ((float)j + 0.5f) / (float)h);
+        float *c = cond + (size_t)j * (w + 1);
+        double row = 0.0;
+        c[0] = 0.0f;
+        for (int i = 0; i < w; i++) {
+            const float *p = rgb + 3 * ((size_t)j * w + i);
+            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]) || p[0] < 0 || p[1] < 0 || p[2] < 0) {
+                free(rgb);
+                free(marg);
+                free(cond);
+                return pw_fail(PW_ERR_FORMAT, "%s: pixel (%d, %d) is negative or not finite", path, i, j);
+            }
+            row += (double)v3_luminance(v3(p[0], p[1], p[2])) * st_row;
+            c[i + 1] = (float)row;
+        }
+        for (int i = 1; i <= w; i++)
+            c[i] = row > 0.0 ? (float)(c[i] / row) : (float)i / (float)w;
+        total += row;
+        marg[j + 1] = (float)total;
+    }
+    for (int j = 1; j <= h; j++)
+        marg[j] = total > 0.0 ? (float)(marg[j] / total) : (float)j / (float)h;
+    if (!(total > 0.0)) {
+        free(rgb);
+        free(marg);
+        free(cond);
+        return pw_fail(PW_ERR_FORMAT, "%s: the environment map is black", path);
+    }
+    free(s->env_map);
+    free(s->env_marginal);
+    free(s->env_cond);
+    s->env_map = rgb;
+    s->env_marginal = marg;
+    s->env_cond = cond;
+    memset(&s->env, 0, sizeof s->env);
+    s->env.type = PW_ENV_MAP;
+    s->env.scale = scale;
+    s->env.map = rgb;
+    s->env.marginal = marg;
+    s->env.cond = cond;
+    s->env.w = (uint32_t)w;
+    s->env.h = (uint32_t)h;
+    s->env.total = (float)total;
+    return PW_OK;
+}
+
 pw_camera pw_camera_make(const pw_camera_desc *d, float aspect)
 {
     pw_camera c;
@@ -299,6 +370,8 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     v.prim_light = s->lights.prim_light;
     v.n_lights = s->lights.count;
     v.env = s->env;
+    /* Half the light samples go to the map when there are other lights. */
+    v.env_prob = s->env.type == PW_ENV_MAP ? (s->lights.count ? 0.5f : 1.0f) : 0.0f;
     v.cam = pw_camera_make(&s->cam, aspect);
     v.t_min = s->t_min;
     return v;

@@ -45,6 +45,7 @@ struct pw_scene {
     uint32_t n_mats, cap_mats;
 
     pw_env env;
+    float *env_map, *env_marginal, *env_cond; /* owned arrays behind env when it is a map */
     pw_camera_desc cam;
     float t_min;
     pw_settings defaults;

@@ -42,14 +42,21 @@ typedef struct pw_bvh_node {
     uint32_t count;
 } pw_bvh_node;
 
-enum pw_env_type { PW_ENV_CONSTANT = 0, PW_ENV_GRADIENT = 1 };
+enum pw_env_type { PW_ENV_CONSTANT = 0, PW_ENV_GRADIENT = 1, PW_ENV_MAP = 2 };
 
 /* Radiance arriving from directions that hit nothing. GRADIENT is the toy
- * scene's sky: lerp(bottom, top, 0.5 (dir.y + 1)) * scale. */
+ * scene's sky: lerp(bottom, top, 0.5 (dir.y + 1)) * scale. MAP is an
+ * equirectangular image (row 0 looks up, +y), importance-sampled through a
+ * 2D piecewise-constant distribution of luminance times sin(theta). */
 typedef struct pw_env {
     uint32_t type;
     pw_vec3 bottom, top;
     float scale;
+    const float *map;      /* MAP: 3 floats per pixel, w x h */
+    const float *marginal; /* MAP: h + 1 cumulative row weights, 0 .. 1 */
+    const float *cond;     /* MAP: h rows of w + 1 cumulative weights, 0 .. 1 */
+    uint32_t w, h;
+    float total;           /* MAP: sum of the cell weights */
 } pw_env;
 
 /* Pinhole or thin-lens camera; the image plane sits at the focus distance. */
@@ -103,6 +110,7 @@ typedef struct pw_scene_view {
     uint32_t flat_spheres; /* spheres only and few of them: test them all, no BVH (the GPU keeps them in shared memory) */
 
     pw_env env;
+    float env_prob; /* probability that a light sample goes to the environment map (0 without one) */
     pw_camera cam;
     float t_min; /* minimum hit distance on top of the origin offset (the toy scene's 0.001) */
 } pw_scene_view;

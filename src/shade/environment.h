@@ -1,14 +1,96 @@
-/* Radiance of rays that leave the scene. */
+/* Radiance of rays that leave the scene, and light sampling of an
+ * environment map. */
 #ifndef PW_ENVIRONMENT_H
 #define PW_ENVIRONMENT_H
 
+#include "core/sampling.h"
 #include "scene/scene_view.h"
+
+/* Direction to equirectangular (u, v) in [0,1)^2: u follows the azimuth
+ * about +y, v runs from +y (0) to -y (1). */
+PW_HD void pw_env_dir_to_uv(pw_vec3 d, float *u, float *v)
+{
+    float phi = atan2f(d.x, -d.z);
+    *u = (phi + PW_PI) * (0.5f * PW_INV_PI);
+    *v = acosf(pw_minf(1.0f, pw_maxf(-1.0f, d.y))) * PW_INV_PI;
+}
+
+PW_HD pw_vec3 pw_env_uv_to_dir(float u, float v)
+{
+    float phi = 2.0f * PW_PI * u - PW_PI, theta = PW_PI * v;
+    float sp, cp, st, ct;
+    pw_sincos(phi, &sp, &cp);
+    pw_sincos(theta, &st, &ct);
+    return v3(st * sp, ct, -st * cp);
+}
+
+PW_HD uint32_t pw_env_cell(const pw_env *e, float u, float v, uint32_t *col, uint32_t *row)
+{
+    uint32_t i = (uint32_t)(u * (float)e->w), j = (uint32_t)(v * (float)e->h);
+    *col = i < e->w ? i : e->w - 1;
+    *row = j < e->h ? j : e->h - 1;
+    return *row * e->w + *col;
+}
 
 PW_HD pw_vec3 pw_env_radiance(const pw_env *e, pw_vec3 d)
 {
     if (e->type == PW_ENV_GRADIENT)
         return v3_scale(v3_lerp(e->bottom, e->top, 0.5f * (d.y + 1.0f)), e->scale);
+    if (e->type == PW_ENV_MAP) {
+        float u, v;
+        uint32_t i, j;
+        pw_env_dir_to_uv(d, &u, &v);
+        const float *p = e->map + 3 * (size_t)pw_env_cell(e, u, v, &i, &j);
+        return v3_scale(v3(p[0], p[1], p[2]), e->scale);
+    }
     return v3_scale(e->top, e->scale);
+}
+
+/* Index k with cdf[k] <= u < cdf[k + 1] in a cumulative table of n + 1. */
+PW_HD uint32_t pw_cdf_find(const float *cdf, uint32_t n, float u)
+{
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (cdf[mid] <= u)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Solid-angle density of sampling direction d from the map. */
+PW_HD float pw_env_pdf(const pw_env *e, pw_vec3 d)
+{
+    if (e->type != PW_ENV_MAP || e->total <= 0.0f)
+        return 0.0f;
+    float u, v;
+    uint32_t i, j;
+    pw_env_dir_to_uv(d, &u, &v);
+    pw_env_cell(e, u, v, &i, &j);
+    float st = sinf(PW_PI * v);
+    if (st <= 0.0f)
+        return 0.0f;
+    /* The cell's share of the total, spread over its area in (u, v), mapped
+     * to solid angle (d omega = 2 pi^2 sin(theta) du dv). */
+    float cell = (e->cond[j * (e->w + 1) + i + 1] - e->cond[j * (e->w + 1) + i]) * (e->marginal[j + 1] - e->marginal[j]);
+    return cell * (float)(e->w * e->h) / (2.0f * PW_PI * PW_PI * st);
+}
+
+/* Samples a direction from the map in proportion to luminance; returns 0
+ * where the sample cannot be used (a pole). */
+PW_HD int pw_env_sample(const pw_env *e, float u1, float u2, pw_vec3 *wi, float *pdf)
+{
+    uint32_t j = pw_cdf_find(e->marginal, e->h, u1);
+    const float *row = e->cond + (size_t)j * (e->w + 1);
+    uint32_t i = pw_cdf_find(row, e->w, u2);
+    float dv = (u1 - e->marginal[j]) / pw_maxf(e->marginal[j + 1] - e->marginal[j], 1e-30f);
+    float du = (u2 - row[i]) / pw_maxf(row[i + 1] - row[i], 1e-30f);
+    float u = ((float)i + pw_minf(du, 0.99999f)) / (float)e->w, v = ((float)j + pw_minf(dv, 0.99999f)) / (float)e->h;
+    *wi = pw_env_uv_to_dir(u, v);
+    *pdf = pw_env_pdf(e, *wi);
+    return *pdf > 0.0f;
 }
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "core/sampling.h"
 #include "geom/intersect.h"
+#include "shade/environment.h"
 #include "scene/scene_view.h"
 
 typedef struct pw_light_sample {
@@ -42,7 +43,7 @@ PW_HD int pw_emits_toward(const pw_material *m, int front, int is_sphere)
 PW_HD int pw_light_sample_dir(const pw_scene_view *s, uint32_t li, pw_vec3 p, float u1, float u2, pw_light_sample *ls)
 {
     pw_light l = s->lights[li];
-    float pmf = s->light_pmf[li];
+    float pmf = s->light_pmf[li] * (1.0f - s->env_prob);
     if (l.type == PW_LIGHT_SPHERE) {
         pw_sphere sp = s->spheres[l.prim];
         pw_vec3 to_c = v3_sub(sp.c, p);
@@ -88,7 +89,7 @@ PW_HD float pw_light_pdf(const pw_scene_view *s, uint32_t prim, pw_vec3 p, pw_ve
     uint32_t li = s->prim_light ? s->prim_light[prim] : PW_NO_LIGHT;
     if (li == PW_NO_LIGHT)
         return 0.0f;
-    float pmf = s->light_pmf[li];
+    float pmf = s->light_pmf[li] * (1.0f - s->env_prob);
     if (prim < s->n_spheres) {
         pw_sphere sp = s->spheres[prim];
         float cos_max = pw_sphere_cos_max(sp.r, v3_len2(v3_sub(sp.c, p)));

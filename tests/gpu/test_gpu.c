@@ -132,6 +132,24 @@ static void test_agree_bunny(void **state)
     pw_scene_free(s);
 }
 
+/* An environment map on the GPU: its image and sampling tables in device
+ * memory, MIS against the BSDF, with the bunny in front of it. */
+static void test_agree_envmap(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    char mesh[1024], map[1024];
+    if (!pw_test_shared_file("scenes/stanford-bunny/bunny.ply", mesh, sizeof mesh) ||
+        !pw_test_shared_file("scenes/hdri/venice_sunset_1k.hdr", map, sizeof map))
+        PW_SKIP("the bunny or the Venice map is absent");
+    pw_scene *s;
+    assert_int_equal(pw_scene_load(mesh, &s), PW_OK);
+    assert_int_equal(pw_scene_set_environment(s, map, 1.0f), PW_OK);
+    check_agreement("bunny under venice_sunset", s, 160, 120, 4);
+    pw_scene_free(s);
+}
+
 /* Ray splitting on both GPU backends: the wavefront's children take slots
  * through the warp-level allocator with lanes of a warp splitting or not, so
  * a wrong prefix there shows as lost or doubled paths. */
@@ -189,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_agree_cornell),
         cmocka_unit_test(test_agree_bunny),
         cmocka_unit_test(test_agree_split),
+        cmocka_unit_test(test_agree_envmap),
         cmocka_unit_test(test_out_of_device_memory),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

@@ -56,6 +56,22 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     UP(alias_prob, host->n_lights, "light alias table");
     UP(alias_idx, host->n_lights, "light alias table");
     UP(prim_light, n_prims, "primitive-to-light map");
+    if (host->env.type == PW_ENV_MAP) {
+        const pw_env *e = &host->env;
+        size_t w = e->w, h = e->h;
+        pw_status st = upload(out, e->map, 3 * w * h * sizeof(float), (const void **)&out->view.env.map,
+                              "the environment map");
+        if (st == PW_OK)
+            st = upload(out, e->marginal, (h + 1) * sizeof(float), (const void **)&out->view.env.marginal,
+                        "the environment's distribution");
+        if (st == PW_OK)
+            st = upload(out, e->cond, h * (w + 1) * sizeof(float), (const void **)&out->view.env.cond,
+                        "the environment's distribution");
+        if (st != PW_OK) {
+            pw_cuda_scene_free(out);
+            return st;
+        }
+    }
     return PW_OK;
 }
 
