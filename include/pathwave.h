@@ -40,6 +40,10 @@ pw_status pw_scene_builtin(const char *name, pw_scene **out);
  * materials, framed by an automatic camera and lit by a sky when nothing in it emits. */
 pw_status pw_scene_load(const char *path, pw_scene **out);
 void pw_scene_free(pw_scene *scene);
+/* Lights the scene with an equirectangular environment map (.hdr, .exr,
+ * .pfm or an 8-bit image), radiance times scale; +y is up. It is sampled
+ * by luminance and weighted against BSDF sampling with MIS. */
+pw_status pw_scene_set_environment(pw_scene *scene, const char *path, float scale);
 
 typedef struct pw_scene_info {
     const char *name;
