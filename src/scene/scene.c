@@ -159,6 +159,16 @@ pw_material pw_metal(float r, float g, float b, float roughness)
     return m;
 }
 
+pw_material pw_conductor(pw_vec3 eta, pw_vec3 k, float alpha)
+{
+    pw_material m = pw_lambert(1, 1, 1);
+    m.type = PW_MAT_CONDUCTOR;
+    m.eta = eta;
+    m.k = k;
+    m.roughness = alpha;
+    return m;
+}
+
 pw_material pw_dielectric(float ior)
 {
     pw_material m = pw_lambert(1, 1, 1);

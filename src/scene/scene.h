@@ -67,6 +67,8 @@ pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c,
 pw_material pw_lambert(float r, float g, float b);
 pw_material pw_metal(float r, float g, float b, float roughness);
 pw_material pw_dielectric(float ior);
+/* GGX conductor: complex IOR eta + i k per channel, roughness alpha. */
+pw_material pw_conductor(pw_vec3 eta, pw_vec3 k, float alpha);
 pw_material pw_emissive(pw_material m, float r, float g, float b);
 
 /* Builds the BVH and light tables if the geometry changed. */

@@ -10,19 +10,20 @@ enum pw_material_type {
     PW_MAT_LAMBERT = 0,
     PW_MAT_METAL = 1,      /* mirror direction + roughness * point in unit ball (toy scene's metal) */
     PW_MAT_DIELECTRIC = 2, /* smooth, Fresnel-weighted reflection or refraction */
+    PW_MAT_CONDUCTOR = 3,  /* GGX microfacets (alpha = roughness), Fresnel from complex IOR eta + i k */
     PW_MAT_COUNT
 };
 
-/* 48 bytes. Any material may emit; emission is one-sided (front face)
+/* 64 bytes. Any material may emit; emission is one-sided (front face)
  * unless PW_MATF_TWO_SIDED is set. Spheres are always seen from outside. */
 typedef struct pw_material {
     pw_vec3 albedo;   /* 12: reflectance or tint */
     uint32_t type;    /*  4: enum pw_material_type */
     pw_vec3 emission; /* 12: emitted radiance */
-    float roughness;  /*  4 */
+    float roughness;  /*  4: toy metal's perturbation; GGX alpha for the conductor */
     float ior;        /*  4: dielectric index of refraction (outside is 1) */
     uint32_t flags;   /*  4 */
-    uint32_t pad[2];  /*  8 */
+    pw_vec3 eta, k;   /* 24: conductor's complex index of refraction per channel */
 } pw_material;
 
 #define PW_MATF_TWO_SIDED 1u

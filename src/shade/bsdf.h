@@ -6,6 +6,10 @@
 #include "core/rng.h"
 #include "core/sampling.h"
 #include "geom/surface.h"
+#include "shade/ggx.h"
+
+/* Below this GGX alpha a conductor is treated as a perfect mirror. */
+#define PW_GGX_MIN_ALPHA 1e-3f
 
 typedef struct pw_bsdf_sample {
     pw_vec3 wi;     /* sampled incident direction (unit) */
@@ -15,7 +19,10 @@ typedef struct pw_bsdf_sample {
 } pw_bsdf_sample;
 
 /* Lobes without a density we can evaluate get no next-event estimation. */
-PW_HD int pw_material_is_specular(const pw_material *m) { return m->type != PW_MAT_LAMBERT; }
+PW_HD int pw_material_is_specular(const pw_material *m)
+{
+    return m->type == PW_MAT_CONDUCTOR ? m->roughness < PW_GGX_MIN_ALPHA : m->type != PW_MAT_LAMBERT;
+}
 
 /* Shading normal turned toward the side the ray came from (two-sided shading). */
 PW_HD pw_vec3 pw_facing_normal(const pw_surface *sf, pw_vec3 d) { return v3_dot(sf->ns, d) < 0.0f ? sf->ns : v3_neg(sf->ns); }
@@ -40,6 +47,19 @@ PW_HD float pw_fresnel_dielectric(float cos_i, float eta, float *cos_t_out)
 PW_HD pw_vec3 pw_bsdf_eval(const pw_material *m, const pw_surface *sf, pw_vec3 d, pw_vec3 wi, float *pdf)
 {
     *pdf = 0.0f;
+    if (m->type == PW_MAT_CONDUCTOR && m->roughness >= PW_GGX_MIN_ALPHA) {
+        pw_frame fr = pw_frame_from_normal(pw_facing_normal(sf, d));
+        pw_vec3 wo = pw_frame_to_local(&fr, v3_neg(d)), wl = pw_frame_to_local(&fr, wi);
+        if (wo.z <= 0.0f || wl.z <= 0.0f)
+            return v3s(0.0f);
+        pw_vec3 h = v3_norm(v3_add(wo, wl));
+        float a = m->roughness;
+        float g2 = 1.0f / (1.0f + pw_ggx_lambda(wo, a) + pw_ggx_lambda(wl, a));
+        pw_vec3 f = pw_fresnel_conductor(v3_dot(wo, h), m->eta, m->k);
+        *pdf = pw_ggx_reflect_pdf(wo, wl, a);
+        /* f cos = F D G2 / (4 wo.z) */
+        return v3_scale(v3_mul(f, m->albedo), pw_ggx_d(h, a) * g2 / (4.0f * wo.z));
+    }
     if (m->type != PW_MAT_LAMBERT)
         return v3s(0.0f);
     pw_vec3 nl = pw_facing_normal(sf, d);
@@ -92,6 +112,31 @@ PW_HD int pw_bsdf_sample_dir(const pw_material *m, const pw_surface *sf, pw_vec3
         out->weight = m->albedo;
         out->specular = 1;
         return 1;
+    }
+    case PW_MAT_CONDUCTOR: {
+        pw_frame fr = pw_frame_from_normal(pw_facing_normal(sf, d));
+        pw_vec3 wo = pw_frame_to_local(&fr, v3_neg(d));
+        if (wo.z <= 0.0f)
+            return 0;
+        float a = m->roughness;
+        pw_vec3 h = a < PW_GGX_MIN_ALPHA ? v3(0.0f, 0.0f, 1.0f) : pw_ggx_sample_vndf(wo, a, u1, u2);
+        pw_vec3 wl = v3_sub(v3_scale(h, 2.0f * v3_dot(wo, h)), wo);
+        if (wl.z <= 0.0f)
+            return 0;
+        out->wi = pw_frame_to_world(&fr, wl);
+        pw_vec3 f = v3_mul(pw_fresnel_conductor(v3_dot(wo, h), m->eta, m->k), m->albedo);
+        if (a < PW_GGX_MIN_ALPHA) {
+            out->pdf = 0.0f;
+            out->weight = f;
+            out->specular = 1;
+            return 1;
+        }
+        /* f cos / pdf = F G2 / G1(wo) for visible-normal sampling. */
+        float g1 = pw_ggx_g1(wo, a), g2 = 1.0f / (1.0f + pw_ggx_lambda(wo, a) + pw_ggx_lambda(wl, a));
+        out->pdf = pw_ggx_reflect_pdf(wo, wl, a);
+        out->weight = v3_scale(f, g2 / g1);
+        out->specular = 0;
+        return out->pdf > 0.0f;
     }
     default:
         return 0;
