@@ -125,7 +125,7 @@ PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_
 
 /* One power-proportional light sample with MIS against the BSDF. */
 PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const pw_surface *sf, const pw_material *m,
-                               pw_rng *rng, pw_shadow_ray *out)
+                               pw_rng *rng, pw_shadow_ray *out, uint32_t kinds)
 {
     float ul = pw_rng_next(rng), u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
     if ((s->n_lights == 0 && s->env_prob == 0.0f) || pw_material_is_specular(m))
@@ -146,7 +146,7 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
             return 0;
     }
     float bsdf_pdf;
-    pw_vec3 f = pw_bsdf_eval(m, sf, p->ray.d, ls.wi, &bsdf_pdf);
+    pw_vec3 f = pw_bsdf_eval_kinds(m, sf, p->ray.d, ls.wi, &bsdf_pdf, kinds);
     if (v3_is_zero(f))
         return 0;
     float w = pw_power_heuristic(ls.pdf, bsdf_pdf);
@@ -167,7 +167,7 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
  * samples the next direction and plays Russian roulette. Returns 1 while
  * the path goes on, with p->ray set to the next segment. */
 PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, const pw_hit *h,
-                        pw_shadow_ray *shadows, int *n_shadows)
+                        pw_shadow_ray *shadows, int *n_shadows, uint32_t kinds)
 {
     *n_shadows = 0;
     pw_surface sf = pw_surface_at(s, p->ray, h);
@@ -180,10 +180,10 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
         if (m->type == PW_MAT_LAMBERT)
             *n_shadows = pw_path_toy_lights(s, p, &sf, m, &rng, shadows);
     } else if (prm->light_mode == PW_LIGHTS_MIS) {
-        *n_shadows = pw_path_sample_light(s, p, &sf, m, &rng, shadows);
+        *n_shadows = pw_path_sample_light(s, p, &sf, m, &rng, shadows, kinds);
     }
     pw_bsdf_sample bs;
-    if (!pw_bsdf_sample_dir(m, &sf, p->ray.d, &rng, &bs))
+    if (!pw_bsdf_sample_kinds(m, &sf, p->ray.d, &rng, &bs, kinds))
         return 0;
     p->beta = v3_mul(p->beta, bs.weight);
     p->prev_pdf = bs.pdf;
@@ -215,7 +215,8 @@ PW_HD pw_path pw_path_child(const pw_path *p, uint32_t k, uint32_t split)
 /* One whole path of a pixel sample, split into `split` children at its
  * first hit (callers pass 1 or prm->split: with a literal 1 the compiler
  * drops the splitting code, which otherwise costs registers on the GPU
- * even when unused): what the CPU and CUDA megakernels run. Each bounce is the
+ * even when unused), with materials of kinds (likewise a literal):
+ * what the CPU and CUDA megakernels run. Each bounce is the
  * closest hit, shading, then the shadow rays shading made; every lane of a
  * GPU warp runs these phases in step. The loop has one trace and one shade
  * call site, children included: inlined twice, the path code needed far
@@ -224,7 +225,8 @@ PW_HD pw_path pw_path_child(const pw_path *p, uint32_t k, uint32_t split)
  * PERFORMANCE.md). Adds the rays cast to *ext_rays (camera and bounce) and
  * *shadow_rays; returns the radiance, summed over the children. */
 PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
-                            uint32_t sample, uint32_t split, uint32_t *ext_rays, uint32_t *shadow_rays)
+                            uint32_t sample, uint32_t split, uint32_t kinds, uint32_t *ext_rays,
+                            uint32_t *shadow_rays)
 {
     pw_path p = pw_path_begin(s, prm, px, py, sample), parent = p;
     pw_hit h, first_hit;
@@ -248,7 +250,7 @@ PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm,
                 p = pw_path_child(&parent, 0, children);
             }
             int n;
-            alive = pw_path_shade(s, prm, &p, &h, sh, &n);
+            alive = pw_path_shade(s, prm, &p, &h, sh, &n, kinds);
             *shadow_rays += (uint32_t)n;
             for (int i = 0; i < n; i++) {
                 pw_hit hs;

@@ -155,7 +155,7 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
     if (h->prim == PW_NO_HIT)
         pw_path_miss(s, prm, &p);
     else
-        alive = pw_path_shade(s, prm, &p, h, sh, &n);
+        alive = pw_path_shade(s, prm, &p, h, sh, &n, PW_KINDS_ALL);
     uint32_t first = pw_wf_alloc(&w->counters[PW_WF_SHADOWS], (uint32_t)n);
     for (int k = 0; k < n; k++) {
         uint32_t j = first + (uint32_t)k;

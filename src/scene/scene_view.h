@@ -126,6 +126,7 @@ typedef struct pw_render_params {
     uint32_t seed;
     uint32_t light_mode;
     uint32_t split;     /* child paths per path at its first hit (1: no splitting) */
+    uint32_t kinds;     /* PW_KINDS_BASIC, or PW_KINDS_ALL when the scene has microfacet materials */
 } pw_render_params;
 
 #endif

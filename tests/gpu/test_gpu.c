@@ -150,6 +150,21 @@ static void test_agree_envmap(void **state)
     pw_scene_free(s);
 }
 
+/* A GGX conductor (gold, alpha 0.3) in the Cornell box: the GPU then runs
+ * the kernel compiled for microfacet materials. */
+static void test_agree_conductor(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    pw_scene *s;
+    assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
+    uint32_t gold = pw_scene_add_material(s, pw_conductor(v3(0.18f, 0.42f, 1.37f), v3(3.42f, 2.35f, 1.77f), 0.3f));
+    assert_int_equal(pw_scene_add_sphere(s, v3(0.3f, 1.0f, 0.3f), 0.3f, gold), PW_OK);
+    check_agreement("cornell with a gold GGX sphere", s, 96, 96, 8);
+    pw_scene_free(s);
+}
+
 /* Ray splitting on both GPU backends: the wavefront's children take slots
  * through the warp-level allocator with lanes of a warp splitting or not, so
  * a wrong prefix there shows as lost or doubled paths. */
@@ -208,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_agree_bunny),
         cmocka_unit_test(test_agree_split),
         cmocka_unit_test(test_agree_envmap),
+        cmocka_unit_test(test_agree_conductor),
         cmocka_unit_test(test_out_of_device_memory),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

@@ -26,8 +26,9 @@ static void render_tile(mega_job *j, uint32_t tile)
             size_t i = (size_t)y * prm->width + x;
             uint32_t first = r->count[i];
             for (uint32_t s = 0; s < j->spp; s++) {
-                pw_vec3 L = prm->split > 1 ? pw_path_trace(&r->view, prm, x, y, first + s, prm->split, &ext, &shadow)
-                                           : pw_path_trace(&r->view, prm, x, y, first + s, 1, &ext, &shadow);
+                pw_vec3 L = prm->split > 1 || prm->kinds != PW_KINDS_BASIC
+                                ? pw_path_trace(&r->view, prm, x, y, first + s, prm->split, PW_KINDS_ALL, &ext, &shadow)
+                                : pw_path_trace(&r->view, prm, x, y, first + s, 1, PW_KINDS_BASIC, &ext, &shadow);
                 /* A NaN or infinite sample would poison the pixel for good. */
                 if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
                     r->sum[3 * i + 0] += L.x;

@@ -29,7 +29,7 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
  * splitting code compiles away) or prm.split. */
 __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_render_params *prm, float *sum,
                                                   uint32_t spp, uint32_t sample_base, unsigned long long *counters,
-                                                  uint32_t split)
+                                                  uint32_t split, uint32_t kinds)
 {
     pw_cuda_spheres_to_shared(view);
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -37,7 +37,7 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
     if (x < prm->width && y < prm->height) {
         size_t i = (size_t)y * prm->width + x;
         for (uint32_t s = 0; s < spp; s++) {
-            pw_vec3 L = pw_path_trace(view, prm, x, y, sample_base + s, split, &ext, &shadow);
+            pw_vec3 L = pw_path_trace(view, prm, x, y, sample_base + s, split, kinds, &ext, &shadow);
             if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
                 sum[3 * i + 0] += L.x;
                 sum[3 * i + 1] += L.y;
@@ -55,16 +55,16 @@ __global__ void __launch_bounds__(256, 4) pw_megakernel(pw_scene_view view, cons
                                                         float *__restrict__ sum, uint32_t spp, uint32_t sample_base,
                                                         unsigned long long *counters)
 {
-    mega_pixel(&view, &prm, sum, spp, sample_base, counters, 1);
+    mega_pixel(&view, &prm, sum, spp, sample_base, counters, 1, PW_KINDS_BASIC);
 }
 
-/* The same with ray splitting: a separate kernel, so that the registers the
- * children need do not burden renders without them. */
+/* The same with ray splitting or microfacet materials: a separate kernel, so
+ * that the registers they need do not burden renders without them. */
 __global__ void __launch_bounds__(256, 4) pw_megakernel_split(pw_scene_view view, const pw_render_params prm,
                                                               float *__restrict__ sum, uint32_t spp,
                                                               uint32_t sample_base, unsigned long long *counters)
 {
-    mega_pixel(&view, &prm, sum, spp, sample_base, counters, prm.split);
+    mega_pixel(&view, &prm, sum, spp, sample_base, counters, prm.split, PW_KINDS_ALL);
 }
 
 extern "C" int pw_cuda_compiled(void) { return 1; }
@@ -170,7 +170,7 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
-    if (r->params.split > 1)
+    if (r->params.split > 1 || r->params.kinds != PW_KINDS_BASIC)
         pw_megakernel_split<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp,
                                                       c->samples_done, c->d_counters);
     else
