@@ -23,6 +23,7 @@ typedef struct pw_bvh8_node {
     int32_t child[8];  /* 32 */
     uint32_t pad[8];   /* 32: keeps nodes on cache-line pairs */
 } pw_bvh8_node;
+PW_SIZE_CHECK(pw_bvh8_node, 256);
 
 /* 160 bytes: 8 spheres as SoA lanes. Unused lanes have r = 0 and
  * cx = +inf, which no ray hits. */
@@ -30,12 +31,14 @@ typedef struct pw_sphere8 {
     float cx[8], cy[8], cz[8], r[8]; /* 128 */
     uint32_t prim[8];                /*  32 */
 } pw_sphere8;
+PW_SIZE_CHECK(pw_sphere8, 160);
 
 /* 16 bytes: a leaf's sphere blocks and triangles. */
 typedef struct pw_bvh8_leaf {
     uint32_t block_first, block_count; /* into pw_bvh8.blocks */
     uint32_t tri_first, tri_count;     /* into pw_bvh8.tri_prims */
 } pw_bvh8_leaf;
+PW_SIZE_CHECK(pw_bvh8_leaf, 16);
 
 /* Subtrees of at most this many spheres become one leaf: testing a few
  * blocks of 8 spheres costs less than a node visit, its sorting and stack. */

@@ -40,6 +40,13 @@
 #define pw_sincos(x, s, c) sincosf((x), (s), (c))
 #endif
 
+/* Hot structs state their size where they are declared, and this checks it. */
+#ifdef __cplusplus
+#define PW_SIZE_CHECK(type, bytes) static_assert(sizeof(type) == (bytes), #type " is not " #bytes " bytes")
+#else
+#define PW_SIZE_CHECK(type, bytes) _Static_assert(sizeof(type) == (bytes), #type " is not " #bytes " bytes")
+#endif
+
 #define PW_PI 3.14159265358979323846f
 #define PW_INV_PI 0.31830988618379067154f
 #define PW_INF 3.402823466e+38f

@@ -24,6 +24,7 @@ typedef struct pw_path {
     uint32_t key;     /*  4: counter-based RNG key of (seed, pixel, sample) */
     uint32_t flags;   /*  4 */
 } pw_path;
+PW_SIZE_CHECK(pw_path, 64);
 
 /* A connection to a light: contrib is added to the path's pixel when the
  * segment from ray.o to distance tmax is unoccluded. */

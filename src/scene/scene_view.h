@@ -25,6 +25,7 @@ typedef struct pw_material {
     uint32_t flags;   /*  4 */
     pw_vec3 eta, k;   /* 24: conductor's complex index of refraction per channel */
 } pw_material;
+PW_SIZE_CHECK(pw_material, 64);
 
 #define PW_MATF_TWO_SIDED 1u
 
@@ -33,6 +34,7 @@ typedef struct pw_sphere {
     pw_vec3 c;
     float r;
 } pw_sphere;
+PW_SIZE_CHECK(pw_sphere, 16);
 
 /* 32 bytes. Interior nodes have count == 0 and children at first, first+1;
  * leaves hold prim_ref[first .. first+count). */
@@ -42,6 +44,7 @@ typedef struct pw_bvh_node {
     float bmax[3];
     uint32_t count;
 } pw_bvh_node;
+PW_SIZE_CHECK(pw_bvh_node, 32);
 
 enum pw_env_type { PW_ENV_CONSTANT = 0, PW_ENV_GRADIENT = 1, PW_ENV_MAP = 2 };
 
@@ -75,6 +78,7 @@ typedef struct pw_light {
     uint32_t type;
     uint32_t prim;
 } pw_light;
+PW_SIZE_CHECK(pw_light, 8);
 
 enum {
     PW_LIGHTS_MIS = 0, /* one power-proportional light sample per hit, MIS with the BSDF */
