@@ -1,11 +1,14 @@
 /* Many small lights against one large one: a square emitter of radiance L
  * above a Lambert floor, once as 2 triangles and once tiled into 8,192
- * emissive triangles covering the same square. The light field is the same,
- * so the images must agree; a light chosen with the wrong probability (the
- * alias table), a pdf without the selection probability, or an area off by
- * a factor shows as a difference far beyond the noise. Bound: the per-pixel
- * differences of two independent renders average to zero within 4.5
- * standard errors, for each channel. */
+ * emissive triangles covering the same square, in a checkerboard of 0.1 L
+ * and 1.9 L (so the lights' powers differ 19-fold and the alias table is far
+ * from uniform). At 1.5 units the floor cannot tell a 1.6 cm checkerboard
+ * from its mean, so the images must agree. A light chosen with the wrong
+ * probability (picking uniformly instead of by power measured 19 standard
+ * errors off), a pdf without the selection probability, or an area off by a
+ * factor shows far beyond the noise. Bound: the per-pixel differences of two
+ * independent renders average to zero within 4.5 standard errors, for each
+ * channel. */
 #include "test_render_util.h"
 
 #define TILES 64
@@ -15,6 +18,8 @@ static pw_scene *lit_floor(int tiles)
     pw_scene *s = pw_scene_new(tiles > 1 ? "many lights" : "one light");
     uint32_t floor_m = pw_scene_add_material(s, pw_lambert(0.6f, 0.6f, 0.6f));
     uint32_t light_m = pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0), 8.0f, 6.0f, 4.0f));
+    uint32_t dim_m = pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0), 0.8f, 0.6f, 0.4f));
+    uint32_t bright_m = pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0), 15.2f, 11.4f, 7.6f));
     pw_vec3 f[4] = {v3(-5, 0, -5), v3(-5, 0, 5), v3(5, 0, 5), v3(5, 0, -5)};
     uint32_t b = pw_scene_add_vertices(s, f, NULL, 4);
     pw_scene_add_triangle(s, b, b + 1, b + 2, floor_m);
@@ -26,8 +31,9 @@ static pw_scene *lit_floor(int tiles)
             float z0 = -0.5f + (float)j / tiles, z1 = -0.5f + (float)(j + 1) / tiles;
             pw_vec3 q[4] = {v3(x0, 1.5f, z0), v3(x1, 1.5f, z0), v3(x1, 1.5f, z1), v3(x0, 1.5f, z1)};
             uint32_t v = pw_scene_add_vertices(s, q, NULL, 4);
-            pw_scene_add_triangle(s, v, v + 1, v + 2, light_m); /* normal -y: toward the floor */
-            pw_scene_add_triangle(s, v, v + 2, v + 3, light_m);
+            uint32_t mat = tiles == 1 ? light_m : ((i + j) % 2 ? bright_m : dim_m);
+            pw_scene_add_triangle(s, v, v + 1, v + 2, mat); /* normal -y: toward the floor */
+            pw_scene_add_triangle(s, v, v + 2, v + 3, mat);
         }
     s->cam.look_from = v3(0, 1.0f, 3.0f);
     s->cam.look_at = v3(0, 0, 0);

@@ -8,10 +8,8 @@
 
 #if defined(__CUDACC__)
 #define PW_HD static inline __host__ __device__
-#define PW_HOT __forceinline__
 #else
 #define PW_HD static inline
-#define PW_HOT __attribute__((always_inline))
 #endif
 
 #if defined(__CUDA_ARCH__)

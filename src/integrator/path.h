@@ -73,7 +73,7 @@ PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm,
 PW_HD void pw_path_miss(const pw_scene_view *s, const pw_render_params *prm, pw_path *p)
 {
     float w = 1.0f;
-    if (s->env_prob > 0.0f && prm->light_mode == PW_LIGHTS_MIS && !(p->flags & PW_PATH_SPECULAR))
+    if (s->env_prob > 0.0f && prm->light_mode == PW_LIGHT_MODE_MIS && !(p->flags & PW_PATH_SPECULAR))
         w = pw_power_heuristic(p->prev_pdf, s->env_prob * pw_env_pdf(&s->env, p->ray.d));
     p->L = v3_add(p->L, v3_scale(v3_mul(p->beta, pw_env_radiance(&s->env, p->ray.d)), w));
 }
@@ -85,10 +85,10 @@ PW_HD void pw_path_add_emission(const pw_scene_view *s, const pw_render_params *
     if (v3_is_zero(m->emission) || !pw_emits_toward(m, sf->front, sf->prim < s->n_spheres))
         return;
     float w = 1.0f;
-    if (prm->light_mode == PW_LIGHTS_TOY) {
+    if (prm->light_mode == PW_LIGHT_MODE_TOY) {
         if (!(p->flags & PW_PATH_COUNT_EMISSION))
             return;
-    } else if (prm->light_mode == PW_LIGHTS_MIS && !(p->flags & PW_PATH_SPECULAR)) {
+    } else if (prm->light_mode == PW_LIGHT_MODE_MIS && !(p->flags & PW_PATH_SPECULAR)) {
         w = pw_power_heuristic(p->prev_pdf, pw_light_pdf(s, sf->prim, p->ray.o, sf->p, sf->ng));
     }
     p->L = v3_add(p->L, v3_scale(v3_mul(p->beta, m->emission), w));
@@ -177,10 +177,10 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     if (p->depth >= prm->max_depth)
         return 0;
     pw_rng rng = pw_rng_for_bounce(p->key, p->depth + 1);
-    if (prm->light_mode == PW_LIGHTS_TOY) {
+    if (prm->light_mode == PW_LIGHT_MODE_TOY) {
         if (m->type == PW_MAT_LAMBERT)
             *n_shadows = pw_path_toy_lights(s, p, &sf, m, &rng, shadows);
-    } else if (prm->light_mode == PW_LIGHTS_MIS) {
+    } else if (prm->light_mode == PW_LIGHT_MODE_MIS) {
         *n_shadows = pw_path_sample_light(s, p, &sf, m, &rng, shadows, kinds);
     }
     pw_bsdf_sample bs;

@@ -39,9 +39,12 @@ static size_t carve(pw_wave *w, char *base, uint32_t cap, uint32_t per_path)
 
 size_t pw_wave_bytes(uint32_t cap, uint32_t shadows_per_path) { return carve(NULL, NULL, cap, shadows_per_path); }
 
+/* Measured from the layout itself (over many paths, so the 256-byte
+ * alignment of each array no longer shows), rounded up. */
 size_t pw_wave_bytes_per_path(uint32_t shadows_per_path)
 {
-    return 24 * 4 + 3 * 4 + (size_t)shadows_per_path * 11 * 4;
+    const uint32_t n = 1u << 16;
+    return (pw_wave_bytes(n, shadows_per_path) + n - 1) / n;
 }
 
 void pw_wave_carve(pw_wave *w, void *base, uint32_t cap, uint32_t shadows_per_path)
@@ -52,9 +55,9 @@ void pw_wave_carve(pw_wave *w, void *base, uint32_t cap, uint32_t shadows_per_pa
 
 uint32_t pw_wave_shadows_per_path(const pw_scene_view *s, uint32_t light_mode)
 {
-    if (light_mode == PW_LIGHTS_MIS)
+    if (light_mode == PW_LIGHT_MODE_MIS)
         return 1;
-    if (light_mode == PW_LIGHTS_TOY) {
+    if (light_mode == PW_LIGHT_MODE_TOY) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < s->n_lights; i++)
             n += s->lights[i].type == PW_LIGHT_SPHERE;

@@ -5,6 +5,7 @@
 #define PW_SCENE_VIEW_H
 
 #include "core/vec3.h"
+#include "pathwave.h"
 
 enum pw_material_type {
     PW_MAT_LAMBERT = 0,
@@ -80,11 +81,6 @@ typedef struct pw_light {
 } pw_light;
 PW_SIZE_CHECK(pw_light, 8);
 
-enum {
-    PW_LIGHTS_MIS = 0, /* one power-proportional light sample per hit, MIS with the BSDF */
-    PW_LIGHTS_TOY = 1, /* the toy tracer's estimator: one shadow ray per emissive sphere at Lambert hits */
-    PW_LIGHTS_NONE = 2 /* BSDF sampling only: emission counted in full when hit */
-};
 
 typedef struct pw_scene_view {
     const pw_sphere *spheres;
@@ -128,7 +124,7 @@ typedef struct pw_render_params {
     uint32_t max_depth; /* bounces: a path has at most max_depth + 1 segments */
     uint32_t rr_depth;  /* Russian roulette starts at this bounce */
     uint32_t seed;
-    uint32_t light_mode;
+    uint32_t light_mode; /* a pw_light_mode, never PW_LIGHT_MODE_SCENE here */
     uint32_t split;     /* child paths per path at its first hit (1: no splitting) */
     uint32_t kinds;     /* PW_KINDS_BASIC, or PW_KINDS_ALL when the scene has microfacet materials */
 } pw_render_params;
