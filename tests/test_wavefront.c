@@ -82,6 +82,14 @@ static void test_toy(void **state)
     check_identical("toy", 96, 54, 3, 0);
 }
 
+/* Waves of several samples of every pixel: room for two, so 5 samples go
+ * through as 2 + 2 + 1 (4 in the first call, 1 in the second). */
+static void test_toy_multi_sample_waves(void **state)
+{
+    (void)state;
+    check_identical("toy", 32, 18, 5, 2 * 32 * 18 + 7);
+}
+
 /* cornell: MIS with triangle lights, Russian roulette, deep paths; the
  * pixels go through in waves of 1000 paths (not a divisor of the image). */
 static void test_cornell_in_waves(void **state)
@@ -162,6 +170,7 @@ int main(void)
         cmocka_unit_test(test_toy),
         cmocka_unit_test(test_cornell_in_waves),
         cmocka_unit_test(test_rtiow),
+        cmocka_unit_test(test_toy_multi_sample_waves),
         cmocka_unit_test(test_split_mega_vs_wave),
         cmocka_unit_test(test_split_unbiased),
     };

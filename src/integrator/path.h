@@ -213,22 +213,40 @@ PW_HD pw_path pw_path_child(const pw_path *p, uint32_t k, uint32_t split)
     return c;
 }
 
-/* One whole path of a pixel sample, split into `split` children at its
- * first hit (callers pass 1 or prm->split: with a literal 1 the compiler
- * drops the splitting code, which otherwise costs registers on the GPU
- * even when unused), with materials of kinds (likewise a literal):
- * what the CPU and CUDA megakernels run. Each bounce is the
- * closest hit, shading, then the shadow rays shading made; every lane of a
- * GPU warp runs these phases in step. The loop has one trace and one shade
- * call site, children included: inlined twice, the path code needed far
- * more registers on the GPU (and a single site for shadow rays too measured
- * slower, as lanes then interleave tracing with shading; docs/
- * PERFORMANCE.md). Adds the rays cast to *ext_rays (camera and bounce) and
- * *shadow_rays; returns the radiance, summed over the children. */
-PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
-                            uint32_t sample, uint32_t split, uint32_t kinds, uint32_t *ext_rays,
-                            uint32_t *shadow_rays)
+/* A NaN or infinite sample would poison the pixel for good: it is dropped. */
+PW_HD void pw_path_accumulate(pw_vec3 *sum, pw_vec3 L)
 {
+    if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z))
+        *sum = v3_add(*sum, L);
+}
+
+/* spp whole paths of one pixel, samples first .. first + spp - 1, each
+ * split into `split` children at its first hit (callers pass 1 or
+ * prm->split: with a literal 1 the compiler drops the splitting code, which
+ * otherwise costs registers on the GPU even when unused), with materials of
+ * kinds (likewise a literal): what the CPU and CUDA megakernels run.
+ *
+ * Path regeneration: when a path ends, the same loop iteration goes on with
+ * the pixel's next sample, so on the GPU a lane whose path died early starts
+ * a new one instead of idling until the longest path of its warp is done;
+ * a warp then waits for the longest *sum* of spp path lengths, which varies
+ * far less between lanes. Each sample's radiance is still added to *sum on
+ * its own and in sample order, so every backend rounds alike.
+ *
+ * Each step is the closest hit, shading, then the shadow rays shading made;
+ * every lane of a GPU warp runs these phases in step. The loop has one
+ * trace and one shade call site, children and new samples included: inlined
+ * twice, the path code needed far more registers on the GPU (and a single
+ * site for shadow rays too measured slower, as lanes then interleave tracing
+ * with shading; docs/PERFORMANCE.md). Adds the rays cast to *ext_rays
+ * (camera and bounce) and *shadow_rays. */
+PW_HD void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
+                               uint32_t first, uint32_t spp, uint32_t split, uint32_t kinds, pw_vec3 *sum,
+                               uint32_t *ext_rays, uint32_t *shadow_rays)
+{
+    if (spp == 0)
+        return;
+    uint32_t sample = first;
     pw_path p = pw_path_begin(s, prm, px, py, sample), parent = p;
     pw_hit h, first_hit;
     pw_shadow_ray sh[PW_MAX_SHADOW];
@@ -263,11 +281,19 @@ PW_HD pw_vec3 pw_path_trace(const pw_scene_view *s, const pw_render_params *prm,
         if (alive)
             continue;
         L = v3_add(L, p.L); /* 0 + L is exactly L: unsplit paths are unchanged */
-        if (++k >= children)
-            return L;
-        p = pw_path_child(&parent, k, children);
-        h = first_hit;
-        need_trace = 0;
+        if (++k < children) {
+            p = pw_path_child(&parent, k, children);
+            h = first_hit;
+            need_trace = 0;
+            continue;
+        }
+        pw_path_accumulate(sum, L);
+        if (++sample - first >= spp)
+            return;
+        p = pw_path_begin(s, prm, px, py, sample);
+        L = v3s(0.0f);
+        children = 1;
+        k = 0;
     }
 }
 

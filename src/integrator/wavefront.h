@@ -9,11 +9,14 @@
  * (emission, light sampling into the shadow queue, next direction into the
  * next ray queue) -> connect (any hit for every shadow ray) -> resolve (each
  * shaded path adds its unoccluded shadow contributions, in order; a finished
- * path adds its radiance to its pixel). A wave holds at most one path per
- * pixel, so the pixel sum needs no atomics and the image does not depend on
- * the order items run in. With ray splitting, a pixel's children finish
- * independently and add with atomics: the image is then the same up to the
- * rounding of the order of those additions. */
+ * path keeps its radiance in its slot). A wave may hold several samples of
+ * each pixel (sample k of pixel p in slot k * pixels + p); when the wave is
+ * done, gather adds each pixel's samples in sample order, so the pixel sum
+ * needs no atomics and the image is the megakernel's to the last bit,
+ * whatever order items ran in. With ray splitting a wave holds one sample a
+ * pixel, and a pixel's children, finishing independently, add with atomics
+ * when they finish: the image is then the same up to the rounding of the
+ * order of those additions. */
 #ifndef PW_WAVEFRONT_H
 #define PW_WAVEFRONT_H
 
@@ -117,12 +120,13 @@ PW_HD void pw_wf_store(const pw_wave *w, uint32_t i, const pw_path *p)
     w->flags[i] = p->flags;
 }
 
-/* generate: item i starts the path of pixel first_pixel + i in slot i. */
+/* generate: item i starts, in slot i, sample first_sample + i / pixels of
+ * pixel first_pixel + i % pixels. */
 PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
-                          uint32_t first_pixel, uint32_t sample)
+                          uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
-    uint32_t pixel = first_pixel + i;
-    pw_path p = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, sample);
+    uint32_t pixel = first_pixel + i % pixels;
+    pw_path p = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
     pw_wf_store(w, i, &p);
     w->pixel[i] = pixel;
     w->alive[i] = 1;
@@ -222,8 +226,8 @@ PW_HD void pw_atomic_add_float(float *p, float v)
 
 /* resolve: the path in slot i of the shaded list adds its unoccluded shadow
  * contributions in the order they were made (the megakernel's order, so
- * images match it); a finished path adds its radiance to its pixel, with
- * atomics only when split children share the pixel. */
+ * images match it). A finished split child adds its radiance to its pixel
+ * with atomics; other paths leave theirs in the slot for gather. */
 PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t i, float *sum)
 {
     uint32_t pi = w->shaded[i];
@@ -234,20 +238,28 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
             L = v3_add(L, v3(w->s_cx[j], w->s_cy[j], w->s_cz[j]));
     }
     w->lx[pi] = L.x, w->ly[pi] = L.y, w->lz[pi] = L.z;
-    if (w->alive[pi])
+    if (w->alive[pi] || prm->split <= 1)
         return;
     if (!(isfinite(L.x) && isfinite(L.y) && isfinite(L.z)))
         return;
     float *dst = sum + 3 * (size_t)w->pixel[pi];
-    if (prm->split > 1) {
-        pw_atomic_add_float(dst + 0, L.x);
-        pw_atomic_add_float(dst + 1, L.y);
-        pw_atomic_add_float(dst + 2, L.z);
-    } else {
-        dst[0] += L.x;
-        dst[1] += L.y;
-        dst[2] += L.z;
+    pw_atomic_add_float(dst + 0, L.x);
+    pw_atomic_add_float(dst + 1, L.y);
+    pw_atomic_add_float(dst + 2, L.z);
+}
+
+/* gather, once a wave without splitting is done: pixel first_pixel + i adds
+ * the radiance of its samples, slots i, i + pixels, ..., in sample order. */
+PW_HD void pw_wf_gather(const pw_wave *w, uint32_t i, uint32_t first_pixel, uint32_t pixels, uint32_t samples,
+                        float *sum)
+{
+    float *dst = sum + 3 * ((size_t)first_pixel + i);
+    pw_vec3 acc = v3(dst[0], dst[1], dst[2]);
+    for (uint32_t k = 0; k < samples; k++) {
+        uint32_t pi = k * pixels + i;
+        pw_path_accumulate(&acc, v3(w->lx[pi], w->ly[pi], w->lz[pi]));
     }
+    dst[0] = acc.x, dst[1] = acc.y, dst[2] = acc.z;
 }
 
 #endif

@@ -65,3 +65,23 @@ uint32_t pw_wave_shadows_per_path(const pw_scene_view *s, uint32_t light_mode)
     }
     return 1;
 }
+
+uint32_t pw_wave_wanted_paths(uint32_t npix, uint32_t split, uint32_t max_paths)
+{
+    uint64_t want = split > 1 ? (uint64_t)npix * split : (uint64_t)npix * 32u;
+    if (split <= 1 && want > max_paths)
+        want = npix > max_paths ? npix : max_paths;
+    return want > UINT32_MAX ? UINT32_MAX : (uint32_t)want;
+}
+
+void pw_wave_plan(uint32_t cap, uint32_t npix, uint32_t split, uint32_t spp_left, uint32_t *pixels,
+                  uint32_t *samples)
+{
+    *samples = 1;
+    *pixels = cap / split < npix ? cap / split : npix;
+    if (split > 1 || cap < npix || spp_left <= 1)
+        return;
+    uint32_t most = cap / npix < spp_left ? cap / npix : spp_left;
+    uint32_t waves = (spp_left + most - 1) / most;
+    *samples = (spp_left + waves - 1) / waves;
+}

@@ -19,6 +19,16 @@ size_t pw_wave_bytes(uint32_t cap, uint32_t shadows_per_path);
 void pw_wave_carve(pw_wave *w, void *base, uint32_t cap, uint32_t shadows_per_path);
 /* Shadow rays one path can make per bounce under the given light mode. */
 uint32_t pw_wave_shadows_per_path(const pw_scene_view *s, uint32_t light_mode);
+/* Path slots a wavefront wants for an image of npix pixels: room for
+ * several samples of every pixel, up to max_paths (no more than 32 samples),
+ * or one sample of every pixel's split children. */
+uint32_t pw_wave_wanted_paths(uint32_t npix, uint32_t split, uint32_t max_paths);
+/* How the next wave is filled from cap slots with spp_left samples to go:
+ * with room for every pixel and no splitting, *samples of every pixel, the
+ * samples left spread evenly over the fewest waves; otherwise one sample of
+ * *pixels pixels. */
+void pw_wave_plan(uint32_t cap, uint32_t npix, uint32_t split, uint32_t spp_left, uint32_t *pixels,
+                  uint32_t *samples);
 
 #ifdef __cplusplus
 }

@@ -25,17 +25,14 @@ static void render_tile(mega_job *j, uint32_t tile)
         for (uint32_t x = x0; x < x1; x++) {
             size_t i = (size_t)y * prm->width + x;
             uint32_t first = r->count[i];
-            for (uint32_t s = 0; s < j->spp; s++) {
-                pw_vec3 L = prm->split > 1 || prm->kinds != PW_KINDS_BASIC
-                                ? pw_path_trace(&r->view, prm, x, y, first + s, prm->split, PW_KINDS_ALL, &ext, &shadow)
-                                : pw_path_trace(&r->view, prm, x, y, first + s, 1, PW_KINDS_BASIC, &ext, &shadow);
-                /* A NaN or infinite sample would poison the pixel for good. */
-                if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
-                    r->sum[3 * i + 0] += L.x;
-                    r->sum[3 * i + 1] += L.y;
-                    r->sum[3 * i + 2] += L.z;
-                }
-            }
+            pw_vec3 sum = v3(r->sum[3 * i + 0], r->sum[3 * i + 1], r->sum[3 * i + 2]);
+            if (prm->split > 1 || prm->kinds != PW_KINDS_BASIC)
+                pw_path_trace_pixel(&r->view, prm, x, y, first, j->spp, prm->split, PW_KINDS_ALL, &sum, &ext, &shadow);
+            else
+                pw_path_trace_pixel(&r->view, prm, x, y, first, j->spp, 1, PW_KINDS_BASIC, &sum, &ext, &shadow);
+            r->sum[3 * i + 0] = sum.x;
+            r->sum[3 * i + 1] = sum.y;
+            r->sum[3 * i + 2] = sum.z;
             r->count[i] = first + j->spp;
             samples += j->spp;
         }

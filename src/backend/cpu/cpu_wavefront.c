@@ -1,7 +1,7 @@
 /* CPU wavefront: the stages of integrator/wavefront.h, each run as one
  * parallel loop over its queue. Path state lives in one allocation carved
- * into SoA arrays; a wave holds at most one path per pixel, and the pixels
- * go through in waves when they do not all fit. */
+ * into SoA arrays; a wave holds several samples of every pixel when they
+ * fit, else one sample of as many pixels as fit (pw_wave_plan). */
 #include <stdlib.h>
 
 #include "api/renderer.h"
@@ -24,14 +24,14 @@ typedef struct stage_ctx {
     const pw_wave *w;
     const uint32_t *queue;
     uint32_t *next_queue;
-    uint32_t first_pixel, sample;
+    uint32_t first_pixel, pixels, sample, samples;
 } stage_ctx;
 
 static void generate_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_generate(c->w, &c->r->view, &c->r->params, i, c->first_pixel, c->sample);
+        pw_wf_generate(c->w, &c->r->view, &c->r->params, i, c->first_pixel, c->pixels, c->sample);
 }
 
 static void extend_body(void *p, uint32_t b, uint32_t e)
@@ -62,6 +62,13 @@ static void resolve_body(void *p, uint32_t b, uint32_t e)
         pw_wf_resolve(c->w, &c->r->params, i, c->r->sum);
 }
 
+static void gather_body(void *p, uint32_t b, uint32_t e)
+{
+    stage_ctx *c = p;
+    for (uint32_t i = b; i < e; i++)
+        pw_wf_gather(c->w, i, c->first_pixel, c->pixels, c->samples, c->r->sum);
+}
+
 /* Runs one stage over n items and records its time. */
 static void run_stage(stage_ctx *c, int stage, uint32_t bounce, uint32_t n, pw_range_fn body)
 {
@@ -70,11 +77,14 @@ static void run_stage(stage_ctx *c, int stage, uint32_t bounce, uint32_t n, pw_r
     pw_stage_record(c->r, bounce, stage, pw_now_seconds() - t0, n);
 }
 
-/* All bounces of the paths of pixels [first, first + n) for one sample. */
-static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t n, uint32_t sample)
+/* All bounces of samples [sample, sample + samples) of pixels [first,
+ * first + pixels), then each pixel's sum (split children add their own). */
+static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixels, uint32_t sample,
+                     uint32_t samples)
 {
     pw_wave *w = &cw->w;
-    stage_ctx c = {r, w, w->queue[0], w->queue[1], first, sample};
+    uint32_t n = pixels * samples;
+    stage_ctx c = {r, w, w->queue[0], w->queue[1], first, pixels, sample, samples};
     run_stage(&c, PW_STAGE_GENERATE, 0, n, generate_body);
     w->counters[PW_WF_SLOTS] = n;
     uint32_t rays = n;
@@ -93,6 +103,8 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t n, u
         r->stats.shadow_rays += shadows;
         rays = w->counters[PW_WF_NEXT];
     }
+    if (r->params.split <= 1)
+        pw_parallel_for(r->settings.threads, pixels, CHUNK, gather_body, &c);
     r->stats.bounce_rays -= n; /* the first extension of each path was its camera ray */
     r->stats.camera_rays += n;
     r->stats.samples += n;
@@ -102,7 +114,9 @@ static pw_status setup(pw_renderer *r, cpu_wave **out)
 {
     uint32_t npix = r->params.width * r->params.height;
     uint32_t split = r->params.split;
-    uint32_t cap = npix < CPU_WAVE_CAP / split ? npix * split : CPU_WAVE_CAP;
+    uint32_t cap = pw_wave_wanted_paths(npix, split, CPU_WAVE_CAP);
+    if (cap > CPU_WAVE_CAP)
+        cap = CPU_WAVE_CAP;
     if (r->settings.wave_paths > 0 && (uint32_t)r->settings.wave_paths < cap)
         cap = (uint32_t)r->settings.wave_paths;
     if (cap < split)
@@ -130,16 +144,18 @@ pw_status pw_cpu_wave_render(pw_renderer *r, int spp)
     }
     cpu_wave *cw = r->cpu_wave;
     uint32_t npix = r->params.width * r->params.height;
-    uint32_t per_wave = cw->w.cap / r->params.split; /* room for every child of a split */
-    for (int s = 0; s < spp && !r->cancel; s++) {
+    for (uint32_t s = 0; s < (uint32_t)spp && !r->cancel;) {
+        uint32_t per_wave, samples;
+        pw_wave_plan(cw->w.cap, npix, r->params.split, (uint32_t)spp - s, &per_wave, &samples);
         /* Waves always cover the same pixel ranges, so the pixels of one
          * wave share their sample count even after an interruption. */
         for (uint32_t first = 0; first < npix && !r->cancel; first += per_wave) {
             uint32_t n = npix - first < per_wave ? npix - first : per_wave;
-            run_wave(r, cw, first, n, r->count[first]);
+            run_wave(r, cw, first, n, r->count[first], samples);
             for (uint32_t i = first; i < first + n; i++)
-                r->count[i]++;
+                r->count[i] += samples;
         }
+        s += samples;
     }
     return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;
 }

@@ -1,5 +1,5 @@
 /* CUDA megakernel: one thread walks whole paths for one pixel, calling the
- * same pw_path_trace as the CPU backend. Accumulation stays on the device
+ * same pw_path_trace_pixel as the CPU backend. Accumulation stays on the device
  * until the image is read. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +21,8 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
     }
 }
 
-/* At most 256 threads a block and 64 registers a thread: 50% occupancy.
- * The kernel wants ~93 registers; capping it at 64 spills a little but
- * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
-/* One pixel's samples: each added on its own, in order, as on every
- * backend, so their sums round alike. split is 1 (a literal, so the
+/* One pixel's samples, with path regeneration (pw_path_trace_pixel): each
+ * added on its own, in order, as on every backend, so their sums round alike. split is 1 (a literal, so the
  * splitting code compiles away) or prm.split. */
 __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_render_params *prm, float *sum,
                                                   uint32_t spp, uint32_t sample_base, unsigned long long *counters,
@@ -36,14 +33,11 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
     uint32_t ext = 0, shadow = 0;
     if (x < prm->width && y < prm->height) {
         size_t i = (size_t)y * prm->width + x;
-        for (uint32_t s = 0; s < spp; s++) {
-            pw_vec3 L = pw_path_trace(view, prm, x, y, sample_base + s, split, kinds, &ext, &shadow);
-            if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
-                sum[3 * i + 0] += L.x;
-                sum[3 * i + 1] += L.y;
-                sum[3 * i + 2] += L.z;
-            }
-        }
+        pw_vec3 acc = v3(sum[3 * i + 0], sum[3 * i + 1], sum[3 * i + 2]);
+        pw_path_trace_pixel(view, prm, x, y, sample_base, spp, split, kinds, &acc, &ext, &shadow);
+        sum[3 * i + 0] = acc.x;
+        sum[3 * i + 1] = acc.y;
+        sum[3 * i + 2] = acc.z;
     }
     count_rays(counters, ext, shadow);
 }

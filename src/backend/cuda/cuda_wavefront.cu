@@ -5,7 +5,9 @@
  * sequence (generate, then max_depth + 1 bounces of five kernels) is
  * captured once in a CUDA graph and replayed per wave: the host never waits
  * inside a frame, and kernels of bounces whose queues are empty return at
- * once. */
+ * once. A wave takes several samples of every pixel when they fit
+ * (pw_wave_plan), so small images do not pay a wave's fixed costs per
+ * sample. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,16 +17,18 @@
 #include "integrator/wavefront_layout.h"
 
 #define WAVE_BLOCK 128
+/* Most path slots a wave takes when it can hold several samples a pixel:
+ * 8M paths are 0.9-1.6 GB of state (1-2 shadow records a path). */
+#define WAVE_MAX_PATHS (1u << 23)
 
 typedef struct cuda_wave {
     pw_wave w;                    /* device pointers */
     void *mem;
     unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays */
     uint32_t *d_log;              /* per bounce: rays, shadow rays, shaded paths (stage statistics) */
-    uint32_t *d_params;           /* the wave: first pixel, sample, pixels */
+    uint32_t *d_params;           /* the wave: first pixel, first sample, pixels, samples */
     cudaStream_t stream;
     cudaGraphExec_t graph;        /* a whole wave, captured once */
-    uint32_t per_wave;            /* pixels a wave takes (paths / split) */
     int grid;                     /* blocks of WAVE_BLOCK threads that fill the GPU */
     cudaEvent_t *ev;              /* stage statistics: (PW_STAGE_COUNT + 1) events per bounce */
     int n_ev;
@@ -34,18 +38,19 @@ typedef struct cuda_wave {
 
 /* The wave's parameters live in device memory so one captured graph serves
  * every wave. */
-__global__ void k_set_wave(uint32_t *params, uint32_t first, uint32_t sample, uint32_t n)
+__global__ void k_set_wave(uint32_t *params, uint32_t first, uint32_t sample, uint32_t pixels, uint32_t samples)
 {
     params[0] = first;
     params[1] = sample;
-    params[2] = n;
+    params[2] = pixels;
+    params[3] = samples;
 }
 
 __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params)
 {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, n = params[2];
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, n = params[2] * params[3];
     if (i < n)
-        pw_wf_generate(&w, &v, &prm, i, params[0], params[1]);
+        pw_wf_generate(&w, &v, &prm, i, params[0], params[2], params[1]);
     if (i == 0) {
         w.counters[PW_WF_RAYS] = n;
         w.counters[PW_WF_NEXT] = 0;
@@ -84,6 +89,12 @@ __global__ void k_resolve(pw_wave w, pw_render_params prm, float *sum)
     pw_wf_resolve(&w, &prm, i, sum);
 }
 
+__global__ void k_gather(pw_wave w, const uint32_t *params, float *sum)
+{
+    GRID_STRIDE(i, params[2])
+    pw_wf_gather(&w, i, params[0], params[2], params[3], sum);
+}
+
 /* Closes a bounce: counts its rays, makes the next queue current. */
 __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, uint32_t bounce)
 {
@@ -114,7 +125,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     /* Half of what is free, so that very large images and very high sample
      * counts run in waves instead of failing for memory. */
     size_t fit = free_b / 2 / pw_wave_bytes_per_path(per);
-    uint32_t cap = (uint64_t)npix * split < fit ? npix * split : (uint32_t)fit;
+    uint32_t want = pw_wave_wanted_paths(npix, split, WAVE_MAX_PATHS);
+    uint32_t cap = want < fit ? want : (uint32_t)fit;
     if (r->settings.wave_paths > 0 && (uint32_t)r->settings.wave_paths < cap)
         cap = (uint32_t)r->settings.wave_paths;
     if (cap < split)
@@ -132,9 +144,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_totals, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
-    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, 3 * sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, 4 * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaStreamCreateWithFlags(&cw->stream, cudaStreamNonBlocking));
-    cw->per_wave = cap / split;
     int dev, sms, per_sm = 0;
     PW_CUDA_TRY(cudaGetDevice(&dev));
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -196,7 +207,7 @@ static cudaError_t launch_wave(pw_renderer *r, cuda_state *c, int events)
             STEP(cudaEventRecord(EV(b, k), st));           \
     } while (0)
     MARK(0, 0);
-    STEP((k_generate<<<(cw->per_wave + WAVE_BLOCK - 1) / WAVE_BLOCK, WAVE_BLOCK, 0, st>>>(
+    STEP((k_generate<<<(w->cap + WAVE_BLOCK - 1) / WAVE_BLOCK, WAVE_BLOCK, 0, st>>>(
         *w, c->scene.view, r->params, cw->d_params)));
     for (uint32_t b = 0; b <= r->params.max_depth; b++) {
         const uint32_t *q = w->queue[b & 1];
@@ -212,6 +223,8 @@ static cudaError_t launch_wave(pw_renderer *r, cuda_state *c, int events)
         MARK(b, 5);
         STEP((k_advance<<<1, 1, 0, st>>>(*w, cw->d_totals, cw->d_log, b)));
     }
+    if (r->params.split <= 1)
+        STEP((k_gather<<<cw->grid, WAVE_BLOCK, 0, st>>>(*w, cw->d_params, c->d_sum)));
 #undef MARK
 #undef STEP
     return e;
@@ -235,17 +248,18 @@ static pw_status capture_graph(pw_renderer *r, cuda_state *c)
     return PW_OK;
 }
 
-static pw_status run_wave(pw_renderer *r, cuda_state *c, uint32_t first, uint32_t n, uint32_t sample)
+static pw_status run_wave(pw_renderer *r, cuda_state *c, uint32_t first, uint32_t pixels, uint32_t sample,
+                          uint32_t samples)
 {
     cuda_wave *cw = c->wave;
-    k_set_wave<<<1, 1, 0, cw->stream>>>(cw->d_params, first, sample, n);
+    k_set_wave<<<1, 1, 0, cw->stream>>>(cw->d_params, first, sample, pixels, samples);
     PW_CUDA_LAUNCH_CHECK("k_set_wave");
     if (!cw->ev) {
         PW_CUDA_TRY(cudaGraphLaunch(cw->graph, cw->stream));
         return PW_OK;
     }
     PW_CUDA_TRY(launch_wave(r, c, 1));
-    return record_stage_times(r, cw, r->params.max_depth + 1, n);
+    return record_stage_times(r, cw, r->params.max_depth + 1, pixels * samples);
 }
 
 extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
@@ -264,24 +278,27 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
         if (st != PW_OK)
             return st;
     }
-    uint32_t npix = r->params.width * r->params.height, per_wave = cw->per_wave;
+    uint32_t npix = r->params.width * r->params.height;
     uint64_t camera_before = r->stats.camera_rays;
     PW_CUDA_TRY(cudaMemsetAsync(cw->d_totals, 0, 2 * sizeof(unsigned long long), cw->stream));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start, cw->stream));
-    /* Ctrl-C is honoured between samples, so every pixel keeps the same
-     * sample count (the device keeps one count for all). */
-    for (int s = 0; s < spp && !r->cancel; s++) {
+    /* Ctrl-C is honoured between waves of whole samples, so every pixel
+     * keeps the same sample count (the device keeps one count for all). */
+    for (uint32_t s = 0; s < (uint32_t)spp && !r->cancel;) {
+        uint32_t per_wave, samples;
+        pw_wave_plan(cw->w.cap, npix, r->params.split, (uint32_t)spp - s, &per_wave, &samples);
         for (uint32_t first = 0; first < npix; first += per_wave) {
             uint32_t n = npix - first < per_wave ? npix - first : per_wave;
-            pw_status st = run_wave(r, c, first, n, c->samples_done);
+            pw_status st = run_wave(r, c, first, n, c->samples_done, samples);
             if (st != PW_OK) {
                 cudaStreamSynchronize(cw->stream); /* nothing may still write the image */
                 return st;
             }
         }
-        c->samples_done++;
-        r->stats.samples += npix;
-        r->stats.camera_rays += npix;
+        c->samples_done += samples;
+        r->stats.samples += (uint64_t)npix * samples;
+        r->stats.camera_rays += (uint64_t)npix * samples;
+        s += samples;
     }
     unsigned long long totals[2];
     pw_status fin = pw_cuda_finish_frame(r, c, cw->stream, cw->d_totals, totals);
