@@ -56,7 +56,7 @@ PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax,
 {
     uint32_t stack[PW_BVH_STACK];
     int sp = 0;
-    pw_vec3 inv_d = pw_safe_inverse(r.d);
+    pw_vec3 inv_d = pw_safe_inverse(r.d), oid = v3_mul(r.o, inv_d);
     pw_ray_shear sh;
     if (s->n_tris)
         sh = pw_ray_shear_make(r.d);
@@ -65,7 +65,7 @@ PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax,
     hit->prim = PW_NO_HIT;
     hit->t = tmax;
     hit->u = hit->v = 0.0f;
-    if (!nodes || pw_intersect_box(r.o, inv_d, nodes[0].bmin, nodes[0].bmax, tmin, tmax) == PW_INF)
+    if (!nodes || pw_intersect_box(oid, inv_d, nodes[0].bmin, nodes[0].bmax, tmin, tmax) == PW_INF)
         return 0;
     pw_bvh_node n = pw_bvh_load(&nodes[0]);
     for (;;) {
@@ -79,8 +79,8 @@ PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax,
             }
         } else {
             pw_bvh_node nl = pw_bvh_load(&nodes[n.first]), nr = pw_bvh_load(&nodes[n.first + 1]);
-            float tl = pw_intersect_box(r.o, inv_d, nl.bmin, nl.bmax, tmin, tmax);
-            float tr = pw_intersect_box(r.o, inv_d, nr.bmin, nr.bmax, tmin, tmax);
+            float tl = pw_intersect_box(oid, inv_d, nl.bmin, nl.bmax, tmin, tmax);
+            float tr = pw_intersect_box(oid, inv_d, nr.bmin, nr.bmax, tmin, tmax);
             if (tl != PW_INF && tr != PW_INF) {
                 int left_first = tl <= tr;
                 stack[sp++] = left_first ? n.first + 1 : n.first;
@@ -101,7 +101,7 @@ PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax,
             if (sp == 0)
                 return found;
             n = pw_bvh_load(&nodes[stack[--sp]]);
-        } while (found && pw_intersect_box(r.o, inv_d, n.bmin, n.bmax, tmin, tmax) == PW_INF);
+        } while (found && pw_intersect_box(oid, inv_d, n.bmin, n.bmax, tmin, tmax) == PW_INF);
     }
 }
 
