@@ -34,6 +34,8 @@ BUNNY=carry/shared/scenes/stanford-bunny/bunny.ply
 SPONZA=carry/shared/scenes/sponza-dabrovic/sponza.obj
 
 step gpu-tests $BIN/test_gpu
+# Again with every wavefront bounce run stage by stage (no tail kernel).
+step gpu-tests-no-tail env PATHWAVE_WAVE_TAIL=0 $BIN/test_gpu
 # The analytic and furnace tests of the CPU suite, rendered on each GPU backend.
 for b in cuda-mega cuda-wave; do
     step "analytic-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_analytic

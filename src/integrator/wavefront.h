@@ -29,6 +29,7 @@ enum {
     PW_WF_SHADOWS = 2, /* items in the shadow queue */
     PW_WF_SHADED = 3,  /* paths shaded this bounce (ray splitting adds children) */
     PW_WF_SLOTS = 4,   /* path slots in use */
+    PW_WF_TAIL = 5,    /* paths of the current queue left to pw_wf_finish_tail (GPU) */
     PW_WF_COUNTERS = 8
 };
 
@@ -246,6 +247,28 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
     pw_atomic_add_float(dst + 0, L.x);
     pw_atomic_add_float(dst + 1, L.y);
     pw_atomic_add_float(dst + 2, L.z);
+}
+
+/* The tail of a wave: when few paths are left, a bounce per stage leaves
+ * the GPU nearly idle while each kernel waits on a few long traversals.
+ * The path in queue slot i is then run to its end in one go
+ * (pw_path_finish), and its radiance goes where resolve would have put
+ * it. Rays cast are added to *ext_rays and *shadow_rays. */
+PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
+                             const uint32_t *queue, uint32_t i, float *sum, uint32_t *ext_rays,
+                             uint32_t *shadow_rays)
+{
+    uint32_t pi = queue[i];
+    pw_path p = pw_wf_load(w, pi);
+    pw_path_finish(s, prm, &p, PW_KINDS_ALL, ext_rays, shadow_rays);
+    w->alive[pi] = 0;
+    w->lx[pi] = p.L.x, w->ly[pi] = p.L.y, w->lz[pi] = p.L.z;
+    if (prm->split <= 1 || !(isfinite(p.L.x) && isfinite(p.L.y) && isfinite(p.L.z)))
+        return;
+    float *dst = sum + 3 * (size_t)w->pixel[pi];
+    pw_atomic_add_float(dst + 0, p.L.x);
+    pw_atomic_add_float(dst + 1, p.L.y);
+    pw_atomic_add_float(dst + 2, p.L.z);
 }
 
 /* gather, once a wave without splitting is done: pixel first_pixel + i adds

@@ -7,7 +7,10 @@
  * inside a frame, and kernels of bounces whose queues are empty return at
  * once. A wave takes several samples of every pixel when they fit
  * (pw_wave_plan), so small images do not pay a wave's fixed costs per
- * sample. */
+ * sample. Once a bounce's queue is shorter than the threads the GPU holds
+ * at once, k_finish_tail runs those paths to their end (pw_wf_finish_tail):
+ * their rays are counted but no longer appear in the per-bounce stage
+ * statistics. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +33,7 @@ typedef struct cuda_wave {
     cudaStream_t stream;
     cudaGraphExec_t graph;        /* a whole wave, captured once */
     int grid;                     /* blocks of WAVE_BLOCK threads that fill the GPU */
+    uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     cudaEvent_t *ev;              /* stage statistics: (PW_STAGE_COUNT + 1) events per bounce */
     int n_ev;
 } cuda_wave;
@@ -57,6 +61,7 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, con
         w.counters[PW_WF_SHADOWS] = 0;
         w.counters[PW_WF_SHADED] = 0;
         w.counters[PW_WF_SLOTS] = n;
+        w.counters[PW_WF_TAIL] = 0;
     }
 }
 
@@ -95,8 +100,26 @@ __global__ void k_gather(pw_wave w, const uint32_t *params, float *sum)
     pw_wf_gather(&w, i, params[0], params[2], params[3], sum);
 }
 
-/* Closes a bounce: counts its rays, makes the next queue current. */
-__global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, uint32_t bounce)
+/* The last paths of a wave, each run to its end by one thread; capped at
+ * 64 registers like the megakernel, whose loop it is. */
+__global__ void __launch_bounds__(WAVE_BLOCK, 8) k_finish_tail(pw_wave w, pw_scene_view v, pw_render_params prm,
+                                                               const uint32_t *queue, float *sum,
+                                                               unsigned long long *totals)
+{
+    pw_cuda_spheres_to_shared(&v);
+    uint32_t ext = 0, shadow = 0;
+    GRID_STRIDE(i, w.counters[PW_WF_TAIL])
+    pw_wf_finish_tail(&w, &v, &prm, queue, i, sum, &ext, &shadow);
+    uint32_t e = __reduce_add_sync(0xffffffffu, ext), s = __reduce_add_sync(0xffffffffu, shadow);
+    if (threadIdx.x % 32u == 0u && (e || s)) {
+        atomicAdd(&totals[0], (unsigned long long)e);
+        atomicAdd(&totals[1], (unsigned long long)s);
+    }
+}
+
+/* Closes a bounce: counts its rays, makes the next queue current, or hands
+ * it to k_finish_tail when it holds at most tail_max paths. */
+__global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, uint32_t bounce, uint32_t tail_max)
 {
     uint32_t rays = w.counters[PW_WF_RAYS], shadows = w.counters[PW_WF_SHADOWS];
     totals[0] += rays;
@@ -106,7 +129,10 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
         log[3 * bounce + 1] += shadows;
         log[3 * bounce + 2] += w.counters[PW_WF_SHADED];
     }
-    w.counters[PW_WF_RAYS] = w.counters[PW_WF_NEXT];
+    uint32_t next = w.counters[PW_WF_NEXT];
+    int tail = next <= tail_max;
+    w.counters[PW_WF_RAYS] = tail ? 0u : next;
+    w.counters[PW_WF_TAIL] = tail ? next : 0u;
     w.counters[PW_WF_NEXT] = 0;
     w.counters[PW_WF_SHADOWS] = 0;
     w.counters[PW_WF_SHADED] = 0;
@@ -152,6 +178,15 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
     PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_extend, WAVE_BLOCK, smem));
     cw->grid = sms * (per_sm > 0 ? per_sm : 4);
+    /* A queue shorter than the threads the GPU holds at once cannot hide a
+     * stage's latency, so from there on paths are finished in one kernel
+     * (measured: docs/PERFORMANCE.md). PATHWAVE_WAVE_TAIL=N sets the
+     * largest queue so finished (0: never), for comparisons. */
+    int threads_per_sm = 0;
+    PW_CUDA_TRY(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    const char *tail = getenv("PATHWAVE_WAVE_TAIL");
+    cw->tail_max = tail && *tail ? (uint32_t)strtoul(tail, NULL, 10) : (uint32_t)(sms * threads_per_sm);
+
     if (r->settings.stage_stats) {
         cw->n_ev = (PW_STAGE_COUNT + 1) * (int)(r->params.max_depth + 2);
         cw->ev = (cudaEvent_t *)calloc((size_t)cw->n_ev, sizeof *cw->ev);
@@ -221,7 +256,10 @@ static cudaError_t launch_wave(pw_renderer *r, cuda_state *c, int events)
         MARK(b, 4);
         STEP((k_resolve<<<cw->grid, WAVE_BLOCK, 0, st>>>(*w, r->params, c->d_sum)));
         MARK(b, 5);
-        STEP((k_advance<<<1, 1, 0, st>>>(*w, cw->d_totals, cw->d_log, b)));
+        STEP((k_advance<<<1, 1, 0, st>>>(*w, cw->d_totals, cw->d_log, b, cw->tail_max)));
+        if (cw->tail_max > 0 && b < r->params.max_depth)
+            STEP((k_finish_tail<<<cw->grid, WAVE_BLOCK, smem, st>>>(*w, c->scene.view, r->params, next, c->d_sum,
+                                                                    cw->d_totals)));
     }
     if (r->params.split <= 1)
         STEP((k_gather<<<cw->grid, WAVE_BLOCK, 0, st>>>(*w, cw->d_params, c->d_sum)));
