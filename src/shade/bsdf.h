@@ -198,13 +198,13 @@ PW_HD int pw_rough_dielectric_sample(const pw_material *m, pw_vec3 wo, float eta
         return 0; /* scattered into the microsurface again: lost to single scattering */
     /* With the facet's Fresnel as the choice probability, f cos / pdf is
      * G2 / G1(wo), times eta^2 through the interface (radiance). */
-    float g = pw_ggx_g2(wo, *wl, a) / pw_ggx_g1(wo, a);
+    float g1 = pw_ggx_g1(wo, a), g = pw_ggx_g2(wo, *wl, a) / g1;
     out->weight = v3_scale(m->albedo, reflect ? g : g * eta * eta);
     out->specular = delta;
     out->pdf = 0.0f;
     if (delta)
         return 1;
-    float vis = pw_ggx_g1(wo, a) * pw_ggx_d(h, a) * c / wo.z; /* the visible normal's density */
+    float vis = g1 * pw_ggx_d(h, a) * c / wo.z; /* the visible normal's density */
     if (reflect) {
         out->pdf = f * vis / (4.0f * c);
     } else {
@@ -215,10 +215,11 @@ PW_HD int pw_rough_dielectric_sample(const pw_material *m, pw_vec3 wo, float eta
 }
 
 /* ---- glTF 2.0 metallic-roughness (the core BRDF of the glTF 2.0
- * specification, appendix B): GGX specular with Schlick's Fresnel, F0 =
- * lerp(0.04, base, metallic), plus Lambert diffuse of base (1 - metallic)
- * weighted by 1 - F. albedo is the base colour, roughness the GGX alpha
- * (glTF roughness squared). Local frame as the conductor's. */
+ * specification, appendix B, in the form of its implementation notes):
+ * GGX specular with Schlick's Fresnel, F0 = lerp(0.04, base, metallic),
+ * plus Lambert diffuse of base (1 - metallic) weighted by 1 - F. albedo is
+ * the base colour, roughness the GGX alpha (glTF roughness squared). Local
+ * frame as the conductor's. */
 
 /* Probability of sampling the specular lobe: the lobes' weights estimated
  * with Fresnel at the macro normal. It depends on wo only, so the density
@@ -302,6 +303,7 @@ PW_HD pw_vec3 pw_microfacet_eval(const pw_material *m, const pw_surface *sf, pw_
     }
 }
 
+/* For the microfacet types only (the callers send no others). */
 PW_HD int pw_microfacet_sample(const pw_material *m, const pw_surface *sf, pw_vec3 d, float u1, float u2,
                                pw_rng *rng, pw_bsdf_sample *out)
 {
