@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "shade/bsdf.h"
 
 static const char *const backend_names[PW_BACKEND_COUNT] = {"auto", "cpu", "cuda-mega", "cpu-wave", "cuda-wave"};
 
@@ -120,10 +121,10 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.seed = s.seed;
     r->params.light_mode = (uint32_t)s.light_mode;
     r->params.split = (uint32_t)s.split;
-    r->params.kinds = 0u; /* PW_KINDS_BASIC */
+    /* Scenes without microfacet materials run code built without them. */
+    r->params.kinds = PW_KINDS_BASIC;
     for (uint32_t i = 0; i < scene->n_mats; i++)
-        if (scene->mats[i].type == PW_MAT_CONDUCTOR)
-            r->params.kinds = 1u; /* PW_KINDS_ALL */
+        r->params.kinds |= pw_material_kinds(&scene->mats[i]);
     r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
     snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
     if (s.backend == PW_BACKEND_CUDA_MEGA || s.backend == PW_BACKEND_CUDA_WAVE) {

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "geom/ray.h"
+#include "shade/bsdf.h"
 
 pw_scene *pw_scene_new(const char *name)
 {
@@ -174,6 +175,27 @@ pw_material pw_dielectric(float ior)
     pw_material m = pw_lambert(1, 1, 1);
     m.type = PW_MAT_DIELECTRIC;
     m.ior = ior;
+    return m;
+}
+
+pw_material pw_rough_dielectric(float ior, float alpha)
+{
+    pw_material m = pw_dielectric(ior);
+    if (alpha >= PW_GGX_MIN_ALPHA) {
+        m.type = PW_MAT_ROUGH_DIELECTRIC;
+        m.roughness = alpha;
+    }
+    return m;
+}
+
+pw_material pw_metallic_roughness(pw_vec3 base_color, float metallic, float roughness)
+{
+    pw_material m = pw_lambert(base_color.x, base_color.y, base_color.z);
+    m.type = PW_MAT_METALLIC_ROUGHNESS;
+    metallic = metallic < 0.0f ? 0.0f : (metallic > 1.0f ? 1.0f : metallic);
+    roughness = roughness < 0.0f ? 0.0f : (roughness > 1.0f ? 1.0f : roughness);
+    m.roughness = roughness * roughness;
+    m.eta.x = metallic; /* read through pw_material_metallic */
     return m;
 }
 

@@ -69,6 +69,12 @@ pw_material pw_metal(float r, float g, float b, float roughness);
 pw_material pw_dielectric(float ior);
 /* GGX conductor: complex IOR eta + i k per channel, roughness alpha. */
 pw_material pw_conductor(pw_vec3 eta, pw_vec3 k, float alpha);
+/* GGX rough dielectric of index ior (outside is 1), roughness alpha; below
+ * PW_GGX_MIN_ALPHA it is the smooth pw_dielectric. */
+pw_material pw_rough_dielectric(float ior, float alpha);
+/* glTF 2.0 metallic-roughness: base colour, metallic and (perceptual)
+ * roughness in [0, 1] as the glTF file gives them; GGX alpha = roughness^2. */
+pw_material pw_metallic_roughness(pw_vec3 base_color, float metallic, float roughness);
 pw_material pw_emissive(pw_material m, float r, float g, float b);
 
 /* Builds the BVH and light tables if the geometry changed. */

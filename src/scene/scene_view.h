@@ -12,8 +12,11 @@ enum pw_material_type {
     PW_MAT_METAL = 1,      /* mirror direction + roughness * point in unit ball (toy scene's metal) */
     PW_MAT_DIELECTRIC = 2, /* smooth, Fresnel-weighted reflection or refraction */
     PW_MAT_CONDUCTOR = 3,  /* GGX microfacets (alpha = roughness), Fresnel from complex IOR eta + i k */
+    PW_MAT_ROUGH_DIELECTRIC = 4,   /* GGX microfacets (alpha = roughness) reflecting and refracting, index ior */
+    PW_MAT_METALLIC_ROUGHNESS = 5, /* glTF 2.0 core: GGX specular (Schlick) + Lambert (albedo = base colour) */
     PW_MAT_COUNT
 };
+/* Types from PW_MAT_CONDUCTOR on are microfacet materials (PW_KINDS_ALL). */
 
 /* 64 bytes. Any material may emit; emission is one-sided (front face)
  * unless PW_MATF_TWO_SIDED is set. Spheres are always seen from outside. */
@@ -21,12 +24,17 @@ typedef struct pw_material {
     pw_vec3 albedo;   /* 12: reflectance or tint */
     uint32_t type;    /*  4: enum pw_material_type */
     pw_vec3 emission; /* 12: emitted radiance */
-    float roughness;  /*  4: toy metal's perturbation; GGX alpha for the conductor */
+    float roughness;  /*  4: toy metal's perturbation; GGX alpha for the microfacet materials */
     float ior;        /*  4: dielectric index of refraction (outside is 1) */
     uint32_t flags;   /*  4 */
-    pw_vec3 eta, k;   /* 24: conductor's complex index of refraction per channel */
+    pw_vec3 eta, k;   /* 24: conductor's complex index of refraction per channel;
+                       *     metallic-roughness keeps metallic in eta.x (pw_material_metallic),
+                       *     as only the conductor reads eta and k */
 } pw_material;
 PW_SIZE_CHECK(pw_material, 64);
+
+/* PW_MAT_METALLIC_ROUGHNESS: the glTF metallic factor, 0 (dielectric) to 1 (metal). */
+PW_HD float pw_material_metallic(const pw_material *m) { return m->eta.x; }
 
 #define PW_MATF_TWO_SIDED 1u
 
