@@ -9,6 +9,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SSE__
+#include <xmmintrin.h>
+#endif
 
 #include "core/error.h"
 #include "scene/scene.h"
@@ -19,13 +22,15 @@
 #define PARALLEL_MIN_PRIMS 4096
 #define MAX_SAH_DEPTH 30
 
+/* Four lanes, the last unused (0), so that growing a box is two vector
+ * min/max operations. */
 typedef struct box {
-    float lo[3], hi[3];
+    float lo[4], hi[4];
 } box;
 
 typedef struct build_ctx {
     box *prim_box;
-    float (*centroid)[3];
+    float (*centroid)[4]; /* fourth lane 0, like the boxes' */
     uint32_t *refs;
     pw_bvh_node *nodes;
     int spawn_depth;
@@ -38,15 +43,45 @@ static void box_empty(box *b)
         b->lo[k] = PW_INF;
         b->hi[k] = -PW_INF;
     }
+    b->lo[3] = b->hi[3] = 0.0f;
 }
 
-static void box_grow(box *b, const box *o)
+/* fminf and fmaxf for finite input, ties included (they keep their first
+ * argument), but inlined: as libm calls they took half the build time.
+ * SSE's minps(x, y) is x < y ? x : y, so min_keep(a, b) is minps(b, a). */
+static inline float min_keep(float a, float b) { return b < a ? b : a; }
+static inline float max_keep(float a, float b) { return b > a ? b : a; }
+
+#ifdef __SSE__
+static inline void box_grow(box *b, const box *o)
 {
-    for (int k = 0; k < 3; k++) {
-        b->lo[k] = fminf(b->lo[k], o->lo[k]);
-        b->hi[k] = fmaxf(b->hi[k], o->hi[k]);
+    _mm_storeu_ps(b->lo, _mm_min_ps(_mm_loadu_ps(o->lo), _mm_loadu_ps(b->lo)));
+    _mm_storeu_ps(b->hi, _mm_max_ps(_mm_loadu_ps(o->hi), _mm_loadu_ps(b->hi)));
+}
+
+static inline void box_grow_point(box *b, const float pt[4])
+{
+    __m128 v = _mm_loadu_ps(pt);
+    _mm_storeu_ps(b->lo, _mm_min_ps(v, _mm_loadu_ps(b->lo)));
+    _mm_storeu_ps(b->hi, _mm_max_ps(v, _mm_loadu_ps(b->hi)));
+}
+#else
+static inline void box_grow_point(box *b, const float pt[4])
+{
+    for (int k = 0; k < 4; k++) {
+        b->lo[k] = min_keep(b->lo[k], pt[k]);
+        b->hi[k] = max_keep(b->hi[k], pt[k]);
     }
 }
+
+static inline void box_grow(box *b, const box *o)
+{
+    for (int k = 0; k < 4; k++) {
+        b->lo[k] = min_keep(b->lo[k], o->lo[k]);
+        b->hi[k] = max_keep(b->hi[k], o->hi[k]);
+    }
+}
+#endif
 
 static float box_area(const box *b)
 {
@@ -63,54 +98,82 @@ typedef struct split {
     float c_lo, c_scale;
 } split;
 
-/* Best SAH split over BINS bins on each axis of the centroid bounds. */
+static inline int bin_of(float c, float lo, float scale)
+{
+    int b = (int)((c - lo) * scale);
+    return b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
+}
+
+/* Best split of one axis's bins: prims in bins below the returned split's
+ * bin go left. Empty bins are skipped: a boundary after an empty bin costs
+ * exactly what the one before it did, and only a strictly lower cost wins,
+ * so the split is the one a sweep over every boundary would find. */
+static void sweep_axis(const box *bb, const uint32_t *cnt, int axis, float c_lo, float scale, split *best)
+{
+    float right_area[BINS], area = 0.0f;
+    uint32_t right_cnt[BINS];
+    box acc;
+    box_empty(&acc);
+    uint32_t n = 0;
+    for (int i = BINS - 1; i > 0; i--) {
+        if (cnt[i]) {
+            box_grow(&acc, &bb[i]);
+            n += cnt[i];
+            area = box_area(&acc);
+        }
+        right_area[i] = area;
+        right_cnt[i] = n;
+    }
+    box_empty(&acc);
+    n = 0;
+    for (int i = 1; i < BINS; i++) {
+        if (cnt[i - 1] == 0)
+            continue;
+        box_grow(&acc, &bb[i - 1]);
+        n += cnt[i - 1];
+        if (right_cnt[i] == 0)
+            break;
+        float cost = box_area(&acc) * (float)n + right_area[i] * (float)right_cnt[i];
+        if (cost < best->cost) {
+            best->axis = axis;
+            best->bin = i;
+            best->cost = cost;
+            best->c_lo = c_lo;
+            best->c_scale = scale;
+        }
+    }
+}
+
+/* Best SAH split over BINS bins on each axis of the centroid bounds. The
+ * three axes are binned in one pass over the primitives. */
 static split find_split(const build_ctx *c, uint32_t begin, uint32_t end, const box *cb)
 {
     split best = {-1, 0, PW_INF, 0.0f, 0.0f};
+    float scale[3];
+    int used[3];
+    box bb[3][BINS];
+    uint32_t cnt[3][BINS];
+    memset(cnt, 0, sizeof cnt);
     for (int axis = 0; axis < 3; axis++) {
         float extent = cb->hi[axis] - cb->lo[axis];
-        if (!(extent > 0.0f))
-            continue;
-        float scale = (float)BINS / extent;
-        box bb[BINS];
-        uint32_t cnt[BINS] = {0};
-        for (int i = 0; i < BINS; i++)
-            box_empty(&bb[i]);
-        for (uint32_t i = begin; i < end; i++) {
-            uint32_t p = c->refs[i];
-            int b = (int)((c->centroid[p][axis] - cb->lo[axis]) * scale);
-            b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
-            cnt[b]++;
-            box_grow(&bb[b], &c->prim_box[p]);
-        }
-        float right_area[BINS];
-        uint32_t right_cnt[BINS];
-        box acc;
-        box_empty(&acc);
-        uint32_t n = 0;
-        for (int i = BINS - 1; i > 0; i--) {
-            box_grow(&acc, &bb[i]);
-            n += cnt[i];
-            right_area[i] = box_area(&acc);
-            right_cnt[i] = n;
-        }
-        box_empty(&acc);
-        n = 0;
-        for (int i = 1; i < BINS; i++) {
-            box_grow(&acc, &bb[i - 1]);
-            n += cnt[i - 1];
-            if (n == 0 || right_cnt[i] == 0)
-                continue;
-            float cost = box_area(&acc) * (float)n + right_area[i] * (float)right_cnt[i];
-            if (cost < best.cost) {
-                best.axis = axis;
-                best.bin = i;
-                best.cost = cost;
-                best.c_lo = cb->lo[axis];
-                best.c_scale = scale;
-            }
+        used[axis] = extent > 0.0f;
+        scale[axis] = used[axis] ? (float)BINS / extent : 0.0f;
+    }
+    /* A bin's box starts as its first primitive's box, which is what
+     * growing an empty box by it gives; empty bins are never read. */
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t p = c->refs[i];
+        for (int axis = 0; axis < 3; axis++) {
+            int b = bin_of(c->centroid[p][axis], cb->lo[axis], scale[axis]);
+            if (cnt[axis][b]++)
+                box_grow(&bb[axis][b], &c->prim_box[p]);
+            else
+                bb[axis][b] = c->prim_box[p];
         }
     }
+    for (int axis = 0; axis < 3; axis++)
+        if (used[axis])
+            sweep_axis(bb[axis], cnt[axis], axis, cb->lo[axis], scale[axis], &best);
     return best;
 }
 
@@ -119,9 +182,7 @@ static uint32_t partition(build_ctx *c, uint32_t begin, uint32_t end, const spli
     uint32_t i = begin, j = end;
     while (i < j) {
         uint32_t p = c->refs[i];
-        int b = (int)((c->centroid[p][s->axis] - s->c_lo) * s->c_scale);
-        b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
-        if (b < s->bin) {
+        if (bin_of(c->centroid[p][s->axis], s->c_lo, s->c_scale) < s->bin) {
             i++;
         } else {
             c->refs[i] = c->refs[--j];
@@ -157,9 +218,7 @@ static void build_node(build_ctx *c, uint32_t node, uint32_t begin, uint32_t end
     for (uint32_t i = begin; i < end; i++) {
         uint32_t p = c->refs[i];
         box_grow(&nb, &c->prim_box[p]);
-        box pt = {{c->centroid[p][0], c->centroid[p][1], c->centroid[p][2]},
-                  {c->centroid[p][0], c->centroid[p][1], c->centroid[p][2]}};
-        box_grow(&cb, &pt);
+        box_grow_point(&cb, c->centroid[p]);
     }
     pw_bvh_node *n = &c->nodes[node];
     /* Padded outward: a ray lying exactly in a face's plane (an axis-aligned
@@ -257,8 +316,10 @@ pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
     }
     for (uint32_t p = 0; p < n; p++) {
         pw_prim_bounds(s, p, c.prim_box[p].lo, c.prim_box[p].hi);
+        c.prim_box[p].lo[3] = c.prim_box[p].hi[3] = 0.0f;
         for (int k = 0; k < 3; k++)
             c.centroid[p][k] = 0.5f * (c.prim_box[p].lo[k] + c.prim_box[p].hi[k]);
+        c.centroid[p][3] = 0.0f;
         c.refs[p] = p;
     }
     box all;
