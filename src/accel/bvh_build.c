@@ -277,7 +277,7 @@ static split find_split(const build_ctx *c, uint32_t begin, uint32_t end, const 
     return best;
 }
 
-/* Bounds of the primitives and of the centroids of refs[begin, end). */
+/* Bounds of the primitives and of the centroids of items[begin, end). */
 static void range_bounds(const build_ctx *c, uint32_t begin, uint32_t end, box *nb, box *cb)
 {
     box_empty(nb);
