@@ -33,9 +33,20 @@ const char *pw_version(void);
 typedef struct pw_scene pw_scene;
 
 int pw_builtin_scene_count(void);
+/* Names of the generated scenes end in a parameter: "terrain:N". */
 const char *pw_builtin_scene_name(int index);
 const char *pw_builtin_scene_description(int index);
+/* A built-in scene by name. Besides the fixed scenes there are generated
+ * ones for scaling measurements, the same on every run:
+ *   "terrain:N"        a displaced height field of exactly N triangles
+ *                      (1 <= N <= PW_GENERATED_MAX_TRIANGLES);
+ *   "bunnies:K[:FILE]" K copies of a mesh (default: the Stanford bunny under
+ *                      $PATHWAVE_SHARED, else the build's shared folder) in
+ *                      a grid on a ground plane of 2 triangles.
+ * A bad parameter gives PW_ERR_INVALID_ARGUMENT, an unknown name
+ * PW_ERR_NOT_FOUND. */
 pw_status pw_scene_builtin(const char *name, pw_scene **out);
+#define PW_GENERATED_MAX_TRIANGLES 100000000u
 /* A triangle mesh file (OBJ, PLY, glTF, ...) read through assimp, with its
  * materials, framed by an automatic camera and lit by a sky when nothing in it emits. */
 pw_status pw_scene_load(const char *path, pw_scene **out);
@@ -50,8 +61,25 @@ typedef struct pw_scene_info {
     uint32_t spheres, triangles, materials, lights;
     uint32_t bvh_nodes;       /* 0 until the first render prepares the scene */
     double bvh_build_ms;
+    uint64_t scene_bytes;     /* host memory allocated for geometry, materials, environment and light tables */
+    uint64_t bvh_bytes;       /* host memory of the BVH's nodes and primitive references (0 until prepared) */
 } pw_scene_info;
 void pw_scene_get_info(const pw_scene *scene, pw_scene_info *info);
+
+/* The scene's camera: a thin lens at look_from aimed at look_at. */
+typedef struct pw_camera_params {
+    float look_from[3], look_at[3], up[3];
+    float vfov_deg;   /* vertical field of view in degrees, in (0, 180) */
+    float aperture;   /* lens diameter, >= 0; 0 = pinhole */
+    float focus_dist; /* >= 0; 0 = the distance from look_from to look_at */
+} pw_camera_params;
+void pw_scene_get_camera(const pw_scene *scene, pw_camera_params *cam);
+/* Replaces the camera (read it first to change only some values). Returns
+ * PW_ERR_INVALID_ARGUMENT, and keeps the old camera, for a value that is not
+ * finite, look_from == look_at, an up vector that is zero or parallel to
+ * the view direction, a field of view outside (0, 180), or a negative
+ * aperture or focus distance. */
+pw_status pw_scene_set_camera(pw_scene *scene, const pw_camera_params *cam);
 
 /* ---- rendering ---- */
 typedef enum pw_backend {
@@ -109,6 +137,7 @@ typedef struct pw_render_stats {
     uint64_t samples;       /* pixel samples traced */
     double render_seconds;  /* wall time inside pw_renderer_render */
     double device_seconds;  /* time of the work itself: CUDA events on the GPU, wall time on the CPU */
+    uint64_t device_bytes;  /* CUDA backends: device memory allocated for scene, image and queues (0 on the CPU) */
 } pw_render_stats;
 void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
 

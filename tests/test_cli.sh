@@ -20,7 +20,8 @@ fail() {
 }
 
 # expect_error NAME NEEDLE ARGS...: non-zero exit (not a crash), one line on
-# stderr containing NEEDLE.
+# stderr containing NEEDLE; when $want_rc is set, exactly that exit status.
+want_rc=
 expect_error() {
     name=$1
     needle=$2
@@ -29,7 +30,9 @@ expect_error() {
     "$PW" "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     lines=$(grep -c . "$tmp/err")
-    if [ "$rc" -eq 0 ]; then
+    if [ -n "$want_rc" ] && [ "$rc" -ne "$want_rc" ]; then
+        fail "$name: exit status $rc, expected $want_rc, for: pathwave $* ($(cat "$tmp/err"))"
+    elif [ "$rc" -eq 0 ]; then
         fail "$name: exit status 0 for: pathwave $*"
     elif [ "$rc" -gt 128 ]; then
         fail "$name: killed by signal $((rc - 128)) for: pathwave $*"
@@ -69,6 +72,28 @@ printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\n' >"$tmp/points.obj"
 expect_error "mesh without triangles" "$tmp/points.obj" render "$tmp/points.obj" -o x.png
 : >"$tmp/empty.ply"
 expect_error "empty mesh file" "$tmp/empty.ply" render "$tmp/empty.ply" -o x.png
+
+# Usage errors (exit status 2): camera overrides, generated scenes' sizes.
+want_rc=2
+expect_error "--look-at on the camera" "--look-at 0,2,3" render toy-small --look-at 0,2,3 -o x.png
+expect_error "--look-from on the target" "same point" render toy-small --look-from 0,0,0 -o x.png
+expect_error "view along --up" "parallel" render toy-small --look-at 0,10,3 -o x.png
+expect_error "zero --up" "--up 0,0,0" render toy-small --up 0,0,0 -o x.png
+expect_error "--fov 180" "--fov" render toy-small --fov 180 -o x.png
+expect_error "--fov 0" "--fov" render toy-small --fov 0 -o x.png
+expect_error "negative --aperture" "--aperture" render toy-small --aperture -0.5 -o x.png
+expect_error "negative --focus-dist" "--focus-dist" render toy-small --focus-dist -1 -o x.png
+expect_error "NaN in --look-from" "nan,0,0" render toy-small --look-from nan,0,0 -o x.png
+expect_error "two numbers for --look-at" "--look-at" render toy-small --look-at 1,2 -o x.png
+expect_error "--camera with words" "--camera" render toy-small --camera a,b,c -o x.png
+expect_error "camera override on bench" "--fov" bench toy-small --fov -3
+expect_error "absurd terrain size" "10000000000" render terrain:10000000000 -o x.png
+expect_error "negative terrain size" "-5" render terrain:-5 -o x.png
+expect_error "non-numeric terrain size" "abc" render terrain:abc -o x.png
+expect_error "terrain without a size" "terrain:N" render terrain -o x.png
+expect_error "parameter for a fixed scene" "cornell:3" render cornell:3 -o x.png
+expect_error "--stats-json in a missing directory" "$tmp/no/s.json" render toy-small --stats-json "$tmp/no/s.json" -o x.png
+want_rc=
 for f in x.png x.bmp y.png; do
     [ -e "$tmp/$f" ] && fail "a failed command left $f behind"
 done
@@ -117,6 +142,96 @@ if "$PW" bench toy-small --width 32 --height 18 --frames 1 --json >"$tmp/out" 2>
     fi
 else
     fail "bench toy-small --json exited with $?: $(cat "$tmp/err")"
+fi
+
+# pfm_floats FILE: the pixel values of a PFM file, one per line.
+pfm_floats() {
+    od -An -v -tf4 -j "$(head -n 3 "$1" | wc -c)" "$1" | tr -s ' ' '\n' | grep .
+}
+
+# all_sky FILE: every pixel is the toy scene's sky seen above the horizon:
+# blue exactly 0.3 (both ends of the gradient have blue 1, times 0.3) and
+# red < green < blue. Prints the pixel count on success.
+all_sky() {
+    pfm_floats "$1" | awk 'NR % 3 == 1 { r = $1 } NR % 3 == 2 { g = $1 }
+        NR % 3 == 0 { n++; if (($1 - 0.3) ^ 2 > 1e-8 || !(r < g && g < $1)) bad++ }
+        END { if (n == 0 || bad) exit 1; print n }'
+}
+
+checks=$((checks + 1))
+sky_args="--look-from 0,2,3 --look-at 0,10,3 --up 0,0,-1"
+if ! "$PW" render toy-small --width 32 --height 18 --spp 1 -q -o "$tmp/default.pfm" 2>"$tmp/err"; then
+    fail "render toy-small -o default.pfm exited with $?: $(cat "$tmp/err")"
+elif ! "$PW" render toy-small --width 32 --height 18 --spp 1 -q $sky_args -o "$tmp/sky.pfm" 2>"$tmp/err"; then
+    fail "render toy-small $sky_args exited with $?: $(cat "$tmp/err")"
+elif all_sky "$tmp/default.pfm" >/dev/null; then
+    fail "camera override: the default view of toy-small is all sky, so the check below proves nothing"
+elif ! n=$(all_sky "$tmp/sky.pfm"); then
+    fail "camera override: looking straight up from (0,2,3) does not see only sky"
+else
+    echo "ok: $sky_args sees only sky ($n pixels), the default view does not"
+fi
+
+checks=$((checks + 1))
+"$PW" render toy-small --width 32 --height 18 --spp 1 -q --camera 0,2,3 --look-at 0,10,3 --up 0,0,-1 \
+    -o "$tmp/sky2.pfm" 2>"$tmp/err"
+if cmp -s "$tmp/sky.pfm" "$tmp/sky2.pfm"; then
+    echo "ok: --camera is --look-from"
+else
+    fail "--camera does not give the image --look-from gives: $(cat "$tmp/err")"
+fi
+
+checks=$((checks + 1))
+"$PW" render toy-small --width 32 --height 18 --spp 1 -q --fov 10 -o "$tmp/narrow.pfm" 2>"$tmp/err"
+if [ -s "$tmp/narrow.pfm" ] && ! cmp -s "$tmp/default.pfm" "$tmp/narrow.pfm"; then
+    echo "ok: --fov 10 changes the image"
+else
+    fail "--fov 10 leaves the image as it was: $(cat "$tmp/err")"
+fi
+
+# json_number FILE KEY: the number after "KEY": in a cJSON-printed file.
+json_number() {
+    sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\),\{0,1\}$/\1/p" "$1"
+}
+
+# --stats on cornell, whose 36 triangles and 2 light triangles are fixed:
+# the lines exist, the JSON has the same counts, and the BVH's bytes are
+# exactly its nodes (32 bytes) and primitive references (4 bytes).
+checks=$((checks + 1))
+if "$PW" render cornell --width 16 --height 16 --spp 2 --stats --stats-json "$tmp/s.json" -o "$tmp/c.png" \
+    >"$tmp/out" 2>"$tmp/err"; then
+    nodes=$(json_number "$tmp/s.json" bvh_nodes)
+    bvh_bytes=$(json_number "$tmp/s.json" bvh_bytes)
+    scene_bytes=$(json_number "$tmp/s.json" scene_bytes)
+    missing=
+    for l in "load: " "bvh: $nodes nodes built in" "geometry: 0 spheres, 36 triangles, 4 materials, 2 lights" \
+        "host memory: scene arrays $scene_bytes bytes" "render: " "rays: "; do
+        grep -q "^$l" "$tmp/err" || missing="$missing '$l'"
+    done
+    if [ -n "$missing" ]; then
+        fail "--stats: no line starting with$missing in: $(cat "$tmp/err")"
+    elif [ "$(json_number "$tmp/s.json" triangles)" != 36 ] || [ "$(json_number "$tmp/s.json" lights)" != 2 ]; then
+        fail "--stats-json: triangles or lights are not 36 and 2: $(cat "$tmp/s.json")"
+    elif [ -z "$nodes" ] || [ "$nodes" -lt 1 ] || [ "$bvh_bytes" != $((32 * nodes + 4 * 36)) ]; then
+        fail "--stats-json: bvh_bytes $bvh_bytes is not 32 x $nodes nodes + 4 x 36 references"
+    elif [ -z "$scene_bytes" ] || [ "$scene_bytes" -lt $((36 * 16)) ]; then
+        fail "--stats-json: scene_bytes '$scene_bytes' is less than the triangles' 36 x 16 bytes"
+    elif ! awk -v m="$(json_number "$tmp/s.json" mrays_per_s)" -v l="$(json_number "$tmp/s.json" load_ms)" \
+        -v b="$(json_number "$tmp/s.json" bvh_build_ms)" 'BEGIN { exit !(m > 0 && l >= 0 && b >= 0 && l < 60000) }'; then
+        fail "--stats-json: implausible mrays_per_s, load_ms or bvh_build_ms: $(cat "$tmp/s.json")"
+    else
+        echo "ok: --stats and --stats-json: 36 triangles, $nodes nodes, $bvh_bytes BVH bytes, $scene_bytes scene bytes"
+    fi
+else
+    fail "render cornell --stats --stats-json exited with $?: $(cat "$tmp/err")"
+fi
+
+checks=$((checks + 1))
+if "$PW" render terrain:1001 --width 16 --height 9 --spp 1 -q --stats-json - -o "$tmp/t.png" >"$tmp/t.json" 2>"$tmp/err" &&
+    [ "$(json_number "$tmp/t.json" triangles)" = 1001 ] && [ "$(json_number "$tmp/t.json" spheres)" = 0 ]; then
+    echo "ok: terrain:1001 has exactly 1001 triangles (--stats-json - on stdout)"
+else
+    fail "terrain:1001: not 1001 triangles, or it failed: $(cat "$tmp/t.json" "$tmp/err")"
 fi
 
 # ---- Ctrl-C ----

@@ -3,12 +3,18 @@
  * parallel; each subtree writes into its own pre-reserved slice of the node
  * array, and a final pass compacts the nodes in depth-first order, so the
  * layout is the same whatever the thread count. */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SSE4_1__
+#include <smmintrin.h>
+#elif defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "core/error.h"
 #include "scene/scene.h"
@@ -18,14 +24,22 @@
 #define TRAVERSAL_COST 1.0f
 #define PARALLEL_MIN_PRIMS 4096
 #define MAX_SAH_DEPTH 30
+#define SMALL_NODE 16 /* nodes up to this size are binned by sorting (find_split_small) */
 
+/* Four lanes, the last unused (0), so that growing a box is two vector
+ * min/max operations. */
 typedef struct box {
-    float lo[3], hi[3];
+    float lo[4], hi[4];
 } box;
 
+/* 48 bytes: a primitive's box and centroid (fourth lanes 0). */
+typedef struct item {
+    box b;
+    float c[4];
+} item;
+
 typedef struct build_ctx {
-    box *prim_box;
-    float (*centroid)[3];
+    item *items; /* in the order of refs: partitions move them together */
     uint32_t *refs;
     pw_bvh_node *nodes;
     int spawn_depth;
@@ -38,15 +52,45 @@ static void box_empty(box *b)
         b->lo[k] = PW_INF;
         b->hi[k] = -PW_INF;
     }
+    b->lo[3] = b->hi[3] = 0.0f;
 }
 
-static void box_grow(box *b, const box *o)
+/* fminf and fmaxf for finite input, ties included (they keep their first
+ * argument), but inlined: as libm calls they took half the build time.
+ * SSE's minps(x, y) is x < y ? x : y, so min_keep(a, b) is minps(b, a). */
+static inline float min_keep(float a, float b) { return b < a ? b : a; }
+static inline float max_keep(float a, float b) { return b > a ? b : a; }
+
+#ifdef __SSE__
+static inline void box_grow(box *b, const box *o)
 {
-    for (int k = 0; k < 3; k++) {
-        b->lo[k] = fminf(b->lo[k], o->lo[k]);
-        b->hi[k] = fmaxf(b->hi[k], o->hi[k]);
+    _mm_storeu_ps(b->lo, _mm_min_ps(_mm_loadu_ps(o->lo), _mm_loadu_ps(b->lo)));
+    _mm_storeu_ps(b->hi, _mm_max_ps(_mm_loadu_ps(o->hi), _mm_loadu_ps(b->hi)));
+}
+
+static inline void box_grow_point(box *b, const float pt[4])
+{
+    __m128 v = _mm_loadu_ps(pt);
+    _mm_storeu_ps(b->lo, _mm_min_ps(v, _mm_loadu_ps(b->lo)));
+    _mm_storeu_ps(b->hi, _mm_max_ps(v, _mm_loadu_ps(b->hi)));
+}
+#else
+static inline void box_grow_point(box *b, const float pt[4])
+{
+    for (int k = 0; k < 4; k++) {
+        b->lo[k] = min_keep(b->lo[k], pt[k]);
+        b->hi[k] = max_keep(b->hi[k], pt[k]);
     }
 }
+
+static inline void box_grow(box *b, const box *o)
+{
+    for (int k = 0; k < 4; k++) {
+        b->lo[k] = min_keep(b->lo[k], o->lo[k]);
+        b->hi[k] = max_keep(b->hi[k], o->hi[k]);
+    }
+}
+#endif
 
 static float box_area(const box *b)
 {
@@ -63,48 +107,130 @@ typedef struct split {
     float c_lo, c_scale;
 } split;
 
-/* Best SAH split over BINS bins on each axis of the centroid bounds. */
-static split find_split(const build_ctx *c, uint32_t begin, uint32_t end, const box *cb)
+static inline int bin_of(float c, float lo, float scale)
+{
+    int b = (int)((c - lo) * scale);
+    return b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
+}
+
+/* bin_of on the three axes at once: the same subtraction, product and
+ * truncation per lane, so the same bins. */
+#ifdef __SSE4_1__
+static inline void bins_of(const float c[4], const float lo[4], const float scale[3], int out[3])
+{
+    __m128 x = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(c), _mm_loadu_ps(lo)), _mm_setr_ps(scale[0], scale[1], scale[2], 0));
+    __m128i b = _mm_min_epi32(_mm_max_epi32(_mm_cvttps_epi32(x), _mm_setzero_si128()), _mm_set1_epi32(BINS - 1));
+    out[0] = _mm_cvtsi128_si32(b);
+    out[1] = _mm_extract_epi32(b, 1);
+    out[2] = _mm_extract_epi32(b, 2);
+}
+#else
+static inline void bins_of(const float c[4], const float lo[4], const float scale[3], int out[3])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = bin_of(c[k], lo[k], scale[k]);
+}
+#endif
+
+/* Best split of one axis's bins: prims in bins below the returned split's
+ * bin go left. Empty bins are skipped: a boundary after an empty bin costs
+ * exactly what the one before it did, and only a strictly lower cost wins,
+ * so the split is the one a sweep over every boundary would find. */
+static void sweep_axis(const box *bb, const uint32_t *cnt, int axis, float c_lo, float scale, split *best)
+{
+    float right_area[BINS], area = 0.0f;
+    uint32_t right_cnt[BINS];
+    box acc;
+    box_empty(&acc);
+    uint32_t n = 0;
+    for (int i = BINS - 1; i > 0; i--) {
+        if (cnt[i]) {
+            box_grow(&acc, &bb[i]);
+            n += cnt[i];
+            area = box_area(&acc);
+        }
+        right_area[i] = area;
+        right_cnt[i] = n;
+    }
+    box_empty(&acc);
+    n = 0;
+    for (int i = 1; i < BINS; i++) {
+        if (cnt[i - 1] == 0)
+            continue;
+        box_grow(&acc, &bb[i - 1]);
+        n += cnt[i - 1];
+        if (right_cnt[i] == 0)
+            break;
+        float cost = box_area(&acc) * (float)n + right_area[i] * (float)right_cnt[i];
+        if (cost < best->cost) {
+            best->axis = axis;
+            best->bin = i;
+            best->cost = cost;
+            best->c_lo = c_lo;
+            best->c_scale = scale;
+        }
+    }
+}
+
+/* find_split for a node of at most SMALL_NODE primitives, where clearing
+ * and sweeping all BINS bins cost more than the binning: per axis the
+ * primitives are sorted by bin (stably, so each bin's box grows in the same
+ * order) and only the occupied bins are swept, in the same order and with
+ * the same arithmetic as sweep_axis, so the split found is the same. */
+static split find_split_small(const build_ctx *c, uint32_t begin, uint32_t end, const box *cb)
 {
     split best = {-1, 0, PW_INF, 0.0f, 0.0f};
+    uint32_t n = end - begin;
     for (int axis = 0; axis < 3; axis++) {
         float extent = cb->hi[axis] - cb->lo[axis];
         if (!(extent > 0.0f))
             continue;
         float scale = (float)BINS / extent;
-        box bb[BINS];
-        uint32_t cnt[BINS] = {0};
-        for (int i = 0; i < BINS; i++)
-            box_empty(&bb[i]);
-        for (uint32_t i = begin; i < end; i++) {
-            uint32_t p = c->refs[i];
-            int b = (int)((c->centroid[p][axis] - cb->lo[axis]) * scale);
-            b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
-            cnt[b]++;
-            box_grow(&bb[b], &c->prim_box[p]);
+        int bins[SMALL_NODE];
+        uint32_t at[SMALL_NODE]; /* positions in items[] */
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t p = begin + i, j = i;
+            int b = bin_of(c->items[p].c[axis], cb->lo[axis], scale);
+            for (; j > 0 && bins[j - 1] > b; j--) {
+                bins[j] = bins[j - 1];
+                at[j] = at[j - 1];
+            }
+            bins[j] = b;
+            at[j] = p;
         }
-        float right_area[BINS];
-        uint32_t right_cnt[BINS];
+        /* Groups of equal bins: box, count and bin of each. */
+        box gb[SMALL_NODE];
+        uint32_t gc[SMALL_NODE];
+        int gbin[SMALL_NODE], m = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (m > 0 && gbin[m - 1] == bins[i]) {
+                box_grow(&gb[m - 1], &c->items[at[i]].b);
+                gc[m - 1]++;
+            } else {
+                gb[m] = c->items[at[i]].b;
+                gc[m] = 1;
+                gbin[m++] = bins[i];
+            }
+        }
+        float right_area[SMALL_NODE];
+        uint32_t right_cnt[SMALL_NODE], cnt = 0;
         box acc;
         box_empty(&acc);
-        uint32_t n = 0;
-        for (int i = BINS - 1; i > 0; i--) {
-            box_grow(&acc, &bb[i]);
-            n += cnt[i];
-            right_area[i] = box_area(&acc);
-            right_cnt[i] = n;
+        for (int k = m - 1; k > 0; k--) {
+            box_grow(&acc, &gb[k]);
+            cnt += gc[k];
+            right_area[k] = box_area(&acc);
+            right_cnt[k] = cnt;
         }
         box_empty(&acc);
-        n = 0;
-        for (int i = 1; i < BINS; i++) {
-            box_grow(&acc, &bb[i - 1]);
-            n += cnt[i - 1];
-            if (n == 0 || right_cnt[i] == 0)
-                continue;
-            float cost = box_area(&acc) * (float)n + right_area[i] * (float)right_cnt[i];
+        cnt = 0;
+        for (int k = 0; k + 1 < m; k++) {
+            box_grow(&acc, &gb[k]);
+            cnt += gc[k];
+            float cost = box_area(&acc) * (float)cnt + right_area[k + 1] * (float)right_cnt[k + 1];
             if (cost < best.cost) {
                 best.axis = axis;
-                best.bin = i;
+                best.bin = gbin[k] + 1;
                 best.cost = cost;
                 best.c_lo = cb->lo[axis];
                 best.c_scale = scale;
@@ -114,53 +240,130 @@ static split find_split(const build_ctx *c, uint32_t begin, uint32_t end, const 
     return best;
 }
 
-static uint32_t partition(build_ctx *c, uint32_t begin, uint32_t end, const split *s)
+/* Best SAH split over BINS bins on each axis of the centroid bounds. The
+ * three axes are binned in one pass over the primitives. */
+static split find_split(const build_ctx *c, uint32_t begin, uint32_t end, const box *cb)
 {
+    if (end - begin <= SMALL_NODE)
+        return find_split_small(c, begin, end, cb);
+    split best = {-1, 0, PW_INF, 0.0f, 0.0f};
+    float scale[3];
+    int used[3];
+    box bb[3][BINS];
+    uint32_t cnt[3][BINS];
+    memset(cnt, 0, sizeof cnt);
+    for (int axis = 0; axis < 3; axis++) {
+        float extent = cb->hi[axis] - cb->lo[axis];
+        used[axis] = extent > 0.0f;
+        scale[axis] = used[axis] ? (float)BINS / extent : 0.0f;
+    }
+    /* A bin's box starts as its first primitive's box, which is what
+     * growing an empty box by it gives; empty bins are never read. */
+    for (uint32_t i = begin; i < end; i++) {
+        const item *it = &c->items[i];
+        int bins[3];
+        bins_of(it->c, cb->lo, scale, bins);
+        for (int axis = 0; axis < 3; axis++) {
+            int b = bins[axis];
+            if (cnt[axis][b]++)
+                box_grow(&bb[axis][b], &it->b);
+            else
+                bb[axis][b] = it->b;
+        }
+    }
+    for (int axis = 0; axis < 3; axis++)
+        if (used[axis])
+            sweep_axis(bb[axis], cnt[axis], axis, cb->lo[axis], scale[axis], &best);
+    return best;
+}
+
+/* Bounds of the primitives and of the centroids of items[begin, end). */
+static void range_bounds(const build_ctx *c, uint32_t begin, uint32_t end, box *nb, box *cb)
+{
+    box_empty(nb);
+    box_empty(cb);
+    for (uint32_t i = begin; i < end; i++) {
+        box_grow(nb, &c->items[i].b);
+        box_grow_point(cb, c->items[i].c);
+    }
+}
+
+/* The bounds of one side of a split. */
+typedef struct side {
+    box nb, cb;
+} side;
+
+/* Puts the prims of bins below s->bin first and returns where the others
+ * start; grows each side's bounds on the way, which spares the children a
+ * pass of their own. In another order than such a pass, min and max can
+ * only differ in the sign of a zero, which neither the node boxes (padded
+ * away from it) nor the split (differences of the bounds) can see. */
+static uint32_t partition(build_ctx *c, uint32_t begin, uint32_t end, const split *s, side *l, side *r)
+{
+    box_empty(&l->nb);
+    box_empty(&l->cb);
+    box_empty(&r->nb);
+    box_empty(&r->cb);
     uint32_t i = begin, j = end;
     while (i < j) {
-        uint32_t p = c->refs[i];
-        int b = (int)((c->centroid[p][s->axis] - s->c_lo) * s->c_scale);
-        b = b < 0 ? 0 : (b >= BINS ? BINS - 1 : b);
-        if (b < s->bin) {
+        item it = c->items[i];
+        if (bin_of(it.c[s->axis], s->c_lo, s->c_scale) < s->bin) {
             i++;
+            box_grow(&l->nb, &it.b);
+            box_grow_point(&l->cb, it.c);
         } else {
+            uint32_t p = c->refs[i];
             c->refs[i] = c->refs[--j];
             c->refs[j] = p;
+            c->items[i] = c->items[j];
+            c->items[j] = it;
+            box_grow(&r->nb, &it.b);
+            box_grow_point(&r->cb, it.c);
         }
     }
     return i;
+}
+
+/* The float next to x toward -inf (down) or +inf: nextafterf for the finite
+ * and infinite values boxes hold, inlined (it was a library call per box
+ * side). */
+static inline float next_float(float x, int down)
+{
+    if (isinf(x))
+        return x;
+    if (x == 0.0f)
+        return down ? -FLT_TRUE_MIN : FLT_TRUE_MIN;
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    u = (x > 0.0f) == !down ? u + 1 : u - 1;
+    memcpy(&x, &u, sizeof x);
+    return x;
 }
 
 typedef struct task {
     build_ctx *c;
     uint32_t node, begin, end, free_at;
     int depth;
+    side bounds;
 } task;
 
-static void build_node(build_ctx *c, uint32_t node, uint32_t begin, uint32_t end, uint32_t free_at, int depth);
+static void build_node(build_ctx *c, uint32_t node, uint32_t begin, uint32_t end, uint32_t free_at, int depth,
+                       const side *bounds);
 
 static void *build_thread(void *arg)
 {
     task *t = arg;
-    build_node(t->c, t->node, t->begin, t->end, t->free_at, t->depth);
+    build_node(t->c, t->node, t->begin, t->end, t->free_at, t->depth, &t->bounds);
     return NULL;
 }
 
-/* Builds the subtree of refs[begin, end) rooted at nodes[node]; its
- * descendants go to nodes[free_at ...], of which 2 (end - begin) - 2 are
- * reserved for it. */
-static void build_node(build_ctx *c, uint32_t node, uint32_t begin, uint32_t end, uint32_t free_at, int depth)
+/* Builds the subtree of refs[begin, end) rooted at nodes[node], whose
+ * primitive and centroid bounds are given; its descendants go to
+ * nodes[free_at ...], of which 2 (end - begin) - 2 are reserved for it. */
+static void build_node(build_ctx *c, uint32_t node, uint32_t begin, uint32_t end, uint32_t free_at, int depth,
+                       const side *bounds)
 {
-    box nb, cb;
-    box_empty(&nb);
-    box_empty(&cb);
-    for (uint32_t i = begin; i < end; i++) {
-        uint32_t p = c->refs[i];
-        box_grow(&nb, &c->prim_box[p]);
-        box pt = {{c->centroid[p][0], c->centroid[p][1], c->centroid[p][2]},
-                  {c->centroid[p][0], c->centroid[p][1], c->centroid[p][2]}};
-        box_grow(&cb, &pt);
-    }
+    const box *nb = &bounds->nb;
     pw_bvh_node *n = &c->nodes[node];
     /* Padded outward: a ray lying exactly in a face's plane (an axis-aligned
      * ray along a wall) then still enters the box. Unpadded, its zero
@@ -168,13 +371,13 @@ static void build_node(build_ctx *c, uint32_t node, uint32_t begin, uint32_t end
      * box is culled. The pad must be absolute (a scene-relative 2^-20), since
      * an ulp of 0 is too small to survive the 1e30 reciprocal. */
     for (int k = 0; k < 3; k++) {
-        n->bmin[k] = fminf(nextafterf(nb.lo[k], -PW_INF), nb.lo[k] - c->pad);
-        n->bmax[k] = fmaxf(nextafterf(nb.hi[k], PW_INF), nb.hi[k] + c->pad);
+        n->bmin[k] = fminf(next_float(nb->lo[k], 1), nb->lo[k] - c->pad);
+        n->bmax[k] = fmaxf(next_float(nb->hi[k], 0), nb->hi[k] + c->pad);
     }
     uint32_t count = end - begin;
-    split s = count > 1 ? find_split(c, begin, end, &cb) : (split){-1, 0, PW_INF, 0, 0};
+    split s = count > 1 ? find_split(c, begin, end, &bounds->cb) : (split){-1, 0, PW_INF, 0, 0};
     float leaf_cost = (float)count;
-    float split_cost = s.axis >= 0 ? TRAVERSAL_COST + s.cost / box_area(&nb) : PW_INF;
+    float split_cost = s.axis >= 0 ? TRAVERSAL_COST + s.cost / box_area(nb) : PW_INF;
     if (count == 1 || (count <= MAX_LEAF && leaf_cost <= split_cost)) {
         n->first = begin;
         n->count = count;
@@ -182,23 +385,27 @@ static void build_node(build_ctx *c, uint32_t node, uint32_t begin, uint32_t end
     }
     /* Past MAX_SAH_DEPTH the list is halved, so no tree is deeper than
      * MAX_SAH_DEPTH + 32 and traversal stacks of PW_BVH_STACK never overflow. */
-    uint32_t mid = s.axis >= 0 && depth < MAX_SAH_DEPTH ? partition(c, begin, end, &s) : begin + count / 2;
-    if (mid == begin || mid == end)
+    side l, r;
+    uint32_t mid = s.axis >= 0 && depth < MAX_SAH_DEPTH ? partition(c, begin, end, &s, &l, &r) : begin;
+    if (mid == begin || mid == end) {
         mid = begin + count / 2; /* all centroids coincide: split the list in half */
+        range_bounds(c, begin, mid, &l.nb, &l.cb);
+        range_bounds(c, mid, end, &r.nb, &r.cb);
+    }
     n->first = free_at;
     n->count = 0;
     uint32_t left_free = free_at + 2, right_free = free_at + 2 * (mid - begin);
     if (depth < c->spawn_depth && count >= PARALLEL_MIN_PRIMS) {
         pthread_t th;
-        task t = {c, free_at, begin, mid, left_free, depth + 1};
+        task t = {c, free_at, begin, mid, left_free, depth + 1, l};
         if (pthread_create(&th, NULL, build_thread, &t) == 0) {
-            build_node(c, free_at + 1, mid, end, right_free, depth + 1);
+            build_node(c, free_at + 1, mid, end, right_free, depth + 1, &r);
             pthread_join(th, NULL);
             return;
         }
     }
-    build_node(c, free_at, begin, mid, left_free, depth + 1);
-    build_node(c, free_at + 1, mid, end, right_free, depth + 1);
+    build_node(c, free_at, begin, mid, left_free, depth + 1, &l);
+    build_node(c, free_at + 1, mid, end, right_free, depth + 1, &r);
 }
 
 /* Copies the tree into depth-first order with child pairs adjacent. */
@@ -241,14 +448,12 @@ pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
     uint32_t n = s->n_spheres + s->n_tris;
     build_ctx c;
     memset(&c, 0, sizeof c);
-    c.prim_box = malloc((size_t)n * sizeof *c.prim_box);
-    c.centroid = malloc((size_t)n * sizeof *c.centroid);
+    c.items = malloc((size_t)n * sizeof *c.items);
     c.refs = malloc((size_t)n * sizeof *c.refs);
     c.nodes = malloc((2 * (size_t)n) * sizeof *c.nodes);
     out->nodes = malloc((2 * (size_t)n) * sizeof *out->nodes);
-    if (!c.prim_box || !c.centroid || !c.refs || !c.nodes || !out->nodes) {
-        free(c.prim_box);
-        free(c.centroid);
+    if (!c.items || !c.refs || !c.nodes || !out->nodes) {
+        free(c.items);
         free(c.refs);
         free(c.nodes);
         free(out->nodes);
@@ -256,15 +461,18 @@ pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory building the BVH over %u primitives", s->name, n);
     }
     for (uint32_t p = 0; p < n; p++) {
-        pw_prim_bounds(s, p, c.prim_box[p].lo, c.prim_box[p].hi);
+        box *b = &c.items[p].b;
+        pw_prim_bounds(s, p, b->lo, b->hi);
+        b->lo[3] = b->hi[3] = 0.0f;
         for (int k = 0; k < 3; k++)
-            c.centroid[p][k] = 0.5f * (c.prim_box[p].lo[k] + c.prim_box[p].hi[k]);
+            c.items[p].c[k] = 0.5f * (b->lo[k] + b->hi[k]);
+        c.items[p].c[3] = 0.0f;
         c.refs[p] = p;
     }
     box all;
     box_empty(&all);
     for (uint32_t p = 0; p < n; p++)
-        box_grow(&all, &c.prim_box[p]);
+        box_grow(&all, &c.items[p].b);
     float extent = fmaxf(all.hi[0] - all.lo[0], fmaxf(all.hi[1] - all.lo[1], all.hi[2] - all.lo[2]));
     c.pad = extent > 0.0f ? extent * (1.0f / 1048576.0f) : 1e-30f;
     if (threads <= 0)
@@ -275,15 +483,16 @@ pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
     c.spawn_depth += 2; /* a few more tasks than threads evens out unbalanced splits */
     if (threads == 1)
         c.spawn_depth = 0;
-    build_node(&c, 0, 0, n, 1, 0);
+    side root;
+    range_bounds(&c, 0, n, &root.nb, &root.cb);
+    build_node(&c, 0, 0, n, 1, 0, &root);
     out->n_nodes = compact(c.nodes, out->nodes);
     pw_bvh_node *shrunk = realloc(out->nodes, out->n_nodes * sizeof *shrunk);
     if (shrunk)
         out->nodes = shrunk;
     out->prim_ref = c.refs;
     out->n_refs = n;
-    free(c.prim_box);
-    free(c.centroid);
+    free(c.items);
     free(c.nodes);
     out->build_ms = now_ms() - t0;
     return PW_OK;

@@ -1,5 +1,6 @@
 /* pathwave render: progressive rendering with a progress bar; Ctrl-C stops
  * between samples and the image so far is still written. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -86,6 +87,74 @@ static int write_outputs(const cli_options *o, const char *out, pw_renderer *r)
     return ok;
 }
 
+static double mrays_of(const pw_render_stats *st)
+{
+    return st->render_seconds > 0 ? (double)total_rays(st) * 1e-6 / st->render_seconds : 0.0;
+}
+
+/* --stats: where the time and the memory went, one figure per line. */
+static void print_stats(const cli_options *o, const pw_scene *scene, const pw_renderer *r, const pw_render_stats *st)
+{
+    pw_scene_info info;
+    pw_scene_get_info(scene, &info);
+    fprintf(stderr, "load: %.1f ms (%s)\n", o->load_ms, o->from_file ? "reading the file" : "building the scene");
+    fprintf(stderr, "bvh: %u nodes built in %.1f ms\n", info.bvh_nodes, info.bvh_build_ms);
+    fprintf(stderr, "geometry: %u spheres, %u triangles, %u materials, %u lights\n", info.spheres, info.triangles,
+            info.materials, info.lights);
+    fprintf(stderr, "host memory: scene arrays %llu bytes (%.1f MiB), bvh %llu bytes (%.1f MiB)\n",
+            (unsigned long long)info.scene_bytes, info.scene_bytes / 1048576.0, (unsigned long long)info.bvh_bytes,
+            info.bvh_bytes / 1048576.0);
+    if (st->device_bytes)
+        fprintf(stderr, "device memory: %llu bytes (%.1f MiB)\n", (unsigned long long)st->device_bytes,
+                st->device_bytes / 1048576.0);
+    fprintf(stderr, "render: %.3f s, %.2f Mray/s on %s\n", st->render_seconds, mrays_of(st),
+            pw_backend_name(pw_renderer_backend(r)));
+    fprintf(stderr, "rays: %llu camera, %llu bounce, %llu shadow\n", (unsigned long long)st->camera_rays,
+            (unsigned long long)st->bounce_rays, (unsigned long long)st->shadow_rays);
+}
+
+/* --stats-json FILE: the same figures as one JSON object ("-": stdout). */
+static int write_stats_json(const cli_options *o, const pw_scene *scene, const pw_renderer *r,
+                            const pw_render_stats *st, const pw_settings *s, int spp_done)
+{
+    pw_scene_info info;
+    pw_scene_get_info(scene, &info);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "scene", info.name);
+    cJSON_AddStringToObject(j, "backend", pw_backend_name(pw_renderer_backend(r)));
+    cJSON_AddNumberToObject(j, "width", s->width);
+    cJSON_AddNumberToObject(j, "height", s->height);
+    cJSON_AddNumberToObject(j, "spp", spp_done);
+    cJSON_AddNumberToObject(j, "load_ms", o->load_ms);
+    cJSON_AddNumberToObject(j, "bvh_build_ms", info.bvh_build_ms);
+    cJSON_AddNumberToObject(j, "bvh_nodes", info.bvh_nodes);
+    cJSON_AddNumberToObject(j, "spheres", info.spheres);
+    cJSON_AddNumberToObject(j, "triangles", info.triangles);
+    cJSON_AddNumberToObject(j, "materials", info.materials);
+    cJSON_AddNumberToObject(j, "lights", info.lights);
+    cJSON_AddNumberToObject(j, "scene_bytes", (double)info.scene_bytes);
+    cJSON_AddNumberToObject(j, "bvh_bytes", (double)info.bvh_bytes);
+    if (st->device_bytes)
+        cJSON_AddNumberToObject(j, "device_bytes", (double)st->device_bytes);
+    cJSON_AddNumberToObject(j, "render_seconds", st->render_seconds);
+    cJSON_AddNumberToObject(j, "mrays_per_s", mrays_of(st));
+    cJSON_AddNumberToObject(j, "camera_rays", (double)st->camera_rays);
+    cJSON_AddNumberToObject(j, "bounce_rays", (double)st->bounce_rays);
+    cJSON_AddNumberToObject(j, "shadow_rays", (double)st->shadow_rays);
+    char *text = cJSON_Print(j);
+    cJSON_Delete(j);
+    int to_stdout = strcmp(o->stats_json, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(o->stats_json, "w");
+    int ok = text && f && fprintf(f, "%s\n", text) >= 0;
+    if (f && !to_stdout)
+        ok = fclose(f) == 0 && ok;
+    if (!ok)
+        fprintf(stderr, "pathwave: %s: cannot write the statistics (%s)\n", o->stats_json,
+                text ? strerror(errno) : "out of memory");
+    free(text);
+    return ok;
+}
+
 int cmd_render(int argc, char **argv)
 {
     cli_options o;
@@ -99,6 +168,8 @@ int cmd_render(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (o.exr && !check_writable(o.exr))
+        return EXIT_USAGE;
+    if (o.stats_json && strcmp(o.stats_json, "-") != 0 && !check_writable(o.stats_json))
         return EXIT_USAGE;
     pw_scene *scene;
     pw_settings s;
@@ -163,14 +234,10 @@ int cmd_render(int argc, char **argv)
                 st.render_seconds > 0 ? rays * 1e-6 / st.render_seconds : 0.0,
                 pw_backend_name(pw_renderer_backend(r)), out);
     }
-    if (o.stats) {
-        pw_scene_info info;
-        pw_scene_get_info(scene, &info);
-        fprintf(stderr, "scene: %u spheres, %u triangles, %u materials, %u lights; BVH %u nodes built in %.1f ms\n",
-                info.spheres, info.triangles, info.materials, info.lights, info.bvh_nodes, info.bvh_build_ms);
-        fprintf(stderr, "rays: %llu camera, %llu bounce, %llu shadow\n", (unsigned long long)st.camera_rays,
-                (unsigned long long)st.bounce_rays, (unsigned long long)st.shadow_rays);
-    }
+    if (o.stats)
+        print_stats(&o, scene, r, &st);
+    if (o.stats_json && !write_stats_json(&o, scene, r, &st, &s, done))
+        rc = rc ? rc : 1;
     pw_renderer_free(r);
     pw_scene_free(scene);
     return rc;

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "scene/generated_scenes.h"
 #include "scene/scene.h"
 
 /* Geometry of Bitterli's Cornell box (pbrt-v4 export, CC0). */
@@ -190,14 +191,23 @@ static pw_status build_cornell(pw_scene *s)
     return st ? pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name) : PW_OK;
 }
 
+typedef pw_status (*param_scene_fn)(pw_scene *s, const char *param);
+
+/* Generated scenes' names end in ":" and the parameter's letter. */
 static const struct {
     const char *name, *description;
     scene_fn build;
+    param_scene_fn generate;
 } builtins[] = {
-    {"cornell", "Bitterli's Cornell box (36 triangles, one area light), checked against its reference", build_cornell},
-    {"toy", "the classic 46-sphere toy path tracer scene (BENCHMARKS.md B1), toy light sampling", build_toy},
-    {"toy-small", "its first 9 spheres, no light sampling (B1b)", build_toy_small},
-    {"rtiow", "the final scene of Ray Tracing in One Weekend, 488 spheres (B1c)", build_rtiow},
+    {"cornell", "Bitterli's Cornell box (36 triangles, one area light), checked against its reference", build_cornell,
+     NULL},
+    {"toy", "the classic 46-sphere toy path tracer scene (BENCHMARKS.md B1), toy light sampling", build_toy, NULL},
+    {"toy-small", "its first 9 spheres, no light sampling (B1b)", build_toy_small, NULL},
+    {"rtiow", "the final scene of Ray Tracing in One Weekend, 488 spheres (B1c)", build_rtiow, NULL},
+    {"terrain:N", "generated: a height field of exactly N triangles, for BVH scaling (docs/SCALE.md)", NULL,
+     pw_generate_terrain},
+    {"bunnies:K", "generated: K Stanford bunnies (69,451 triangles each) on a ground plane; bunnies:K:FILE copies FILE",
+     NULL, pw_generate_bunnies},
 };
 
 #define N_BUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
@@ -208,22 +218,36 @@ const char *pw_builtin_scene_name(int i) { return i >= 0 && i < N_BUILTINS ? bui
 
 const char *pw_builtin_scene_description(int i) { return i >= 0 && i < N_BUILTINS ? builtins[i].description : NULL; }
 
+/* The entry whose name, up to its colon, is name up to its first colon. */
+static int find_builtin(const char *name)
+{
+    size_t len = strcspn(name, ":");
+    for (int i = 0; i < N_BUILTINS; i++)
+        if (strncmp(name, builtins[i].name, len) == 0 && strcspn(builtins[i].name, ":") == len)
+            return i;
+    return -1;
+}
+
 pw_status pw_scene_builtin(const char *name, pw_scene **out)
 {
     *out = NULL;
-    for (int i = 0; i < N_BUILTINS; i++) {
-        if (strcmp(name, builtins[i].name) != 0)
-            continue;
-        pw_scene *s = pw_scene_new(name);
-        if (!s)
-            return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
-        pw_status st = builtins[i].build(s);
-        if (st != PW_OK) {
-            pw_scene_free(s);
-            return st;
-        }
-        *out = s;
-        return PW_OK;
+    int i = find_builtin(name);
+    if (i < 0)
+        return pw_fail(PW_ERR_NOT_FOUND, "unknown scene '%s' (run 'pathwave scenes' for the list)", name);
+    const char *colon = strchr(name, ':');
+    if (builtins[i].generate && !colon)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "scene '%s' needs a size: %s", name, builtins[i].name);
+    if (!builtins[i].generate && colon)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "scene '%.*s' takes no parameter, got '%s'", (int)(colon - name), name,
+                       name);
+    pw_scene *s = pw_scene_new(name);
+    if (!s)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+    pw_status st = builtins[i].generate ? builtins[i].generate(s, colon + 1) : builtins[i].build(s);
+    if (st != PW_OK) {
+        pw_scene_free(s);
+        return st;
     }
-    return pw_fail(PW_ERR_NOT_FOUND, "unknown scene '%s' (run 'pathwave scenes' for the list)", name);
+    *out = s;
+    return PW_OK;
 }

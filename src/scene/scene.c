@@ -409,6 +409,26 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     return v;
 }
 
+/* Bytes allocated for the scene's own arrays (capacities, not counts) and
+ * for the light tables of a prepared scene. */
+static uint64_t scene_bytes(const pw_scene *s)
+{
+    uint64_t b = (uint64_t)s->cap_spheres * (sizeof *s->spheres + sizeof *s->sphere_mat);
+    b += (uint64_t)s->cap_verts * (sizeof *s->pos + (s->nrm ? sizeof *s->nrm : 0) + (s->uv ? 2 * sizeof *s->uv : 0));
+    b += (uint64_t)s->cap_tris * (3 * sizeof *s->tri_idx + sizeof *s->tri_mat);
+    b += (uint64_t)s->cap_mats * sizeof *s->mats;
+    if (s->env_map)
+        b += (uint64_t)s->env.w * s->env.h * 3 * sizeof(float) + ((uint64_t)s->env.h + 1) * sizeof(float) +
+             (uint64_t)s->env.h * (s->env.w + 1) * sizeof(float);
+    if (s->prepared) {
+        uint64_t n = s->lights.count;
+        b += (uint64_t)(s->n_spheres + s->n_tris) * sizeof *s->lights.prim_light;
+        b += n * (sizeof *s->lights.lights + sizeof *s->lights.pmf + sizeof *s->lights.alias_prob +
+                  sizeof *s->lights.alias_idx);
+    }
+    return b;
+}
+
 void pw_scene_get_info(const pw_scene *s, pw_scene_info *info)
 {
     memset(info, 0, sizeof *info);
@@ -419,6 +439,70 @@ void pw_scene_get_info(const pw_scene *s, pw_scene_info *info)
     info->lights = s->prepared ? s->lights.count : 0;
     info->bvh_nodes = s->prepared ? s->bvh.n_nodes : 0;
     info->bvh_build_ms = s->prepared ? s->bvh.build_ms : 0.0;
+    info->scene_bytes = scene_bytes(s);
+    info->bvh_bytes = s->prepared ? (uint64_t)s->bvh.n_nodes * sizeof *s->bvh.nodes +
+                                        (uint64_t)s->bvh.n_refs * sizeof *s->bvh.prim_ref
+                                  : 0;
+}
+
+static pw_vec3 vec_of(const float v[3]) { return v3(v[0], v[1], v[2]); }
+
+static void put_vec(float out[3], pw_vec3 v)
+{
+    out[0] = v.x;
+    out[1] = v.y;
+    out[2] = v.z;
+}
+
+void pw_scene_get_camera(const pw_scene *s, pw_camera_params *cam)
+{
+    put_vec(cam->look_from, s->cam.look_from);
+    put_vec(cam->look_at, s->cam.look_at);
+    put_vec(cam->up, s->cam.up);
+    cam->vfov_deg = s->cam.vfov_deg;
+    cam->aperture = s->cam.aperture;
+    cam->focus_dist = s->cam.focus_dist;
+}
+
+static int finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+pw_status pw_scene_set_camera(pw_scene *s, const pw_camera_params *c)
+{
+    static const char *const vec_names[3] = {"look_from", "look_at", "up"};
+    const float *vecs[3] = {c->look_from, c->look_at, c->up};
+    for (int i = 0; i < 3; i++)
+        if (!finite3(vecs[i]))
+            return pw_fail(PW_ERR_INVALID_ARGUMENT, "camera: %s (%g, %g, %g) is not finite", vec_names[i], vecs[i][0],
+                           vecs[i][1], vecs[i][2]);
+    if (!(c->vfov_deg > 0.0f && c->vfov_deg < 180.0f))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "camera: field of view %g degrees is outside (0, 180)", c->vfov_deg);
+    if (!(c->aperture >= 0.0f) || !isfinite(c->aperture))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "camera: aperture %g must be finite and at least 0", c->aperture);
+    if (!(c->focus_dist >= 0.0f) || !isfinite(c->focus_dist))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "camera: focus distance %g must be finite and at least 0",
+                       c->focus_dist);
+    pw_vec3 from = vec_of(c->look_from), at = vec_of(c->look_at), up = vec_of(c->up);
+    /* The basis pw_camera_make builds must be finite: a view direction
+     * and an up vector with a usable cross product. */
+    float dist = v3_len(v3_sub(from, at));
+    pw_vec3 w = v3_norm(v3_sub(from, at));
+    if (!(dist > 0.0f) || !isfinite(w.x) || !isfinite(w.y) || !isfinite(w.z))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "camera: look_from and look_at are the same point (%g, %g, %g)",
+                       from.x, from.y, from.z);
+    if (!isfinite(dist))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "camera: look_from and look_at are too far apart for float");
+    if (!(v3_len(up) > 0.0f))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "camera: up is the zero vector");
+    if (!(v3_len(v3_cross(v3_norm(up), w)) > 1e-4f))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "camera: up (%g, %g, %g) is parallel to the view direction (%g, %g, %g)",
+                       up.x, up.y, up.z, 0.0f - w.x, 0.0f - w.y, 0.0f - w.z);
+    s->cam.look_from = from;
+    s->cam.look_at = at;
+    s->cam.up = up;
+    s->cam.vfov_deg = c->vfov_deg;
+    s->cam.aperture = c->aperture;
+    s->cam.focus_dist = c->focus_dist;
+    return PW_OK;
 }
 
 void pw_settings_default(const pw_scene *s, pw_settings *out) { *out = s->defaults; }

@@ -128,6 +128,7 @@ static pw_status create(pw_renderer *r, cuda_state *c)
                        npix * 12 / 1048576.0, cudaGetErrorString(e));
     PW_CUDA_TRY(cudaMemset(c->d_sum, 0, npix * 3 * sizeof(float)));
     PW_CUDA_TRY(cudaMalloc((void **)&c->d_counters, 2 * sizeof(unsigned long long)));
+    r->stats.device_bytes = c->scene.bytes + npix * 3 * sizeof(float) + 2 * sizeof(unsigned long long);
     PW_CUDA_TRY(cudaEventCreate(&c->ev_start));
     PW_CUDA_TRY(cudaEventCreate(&c->ev_stop));
     c->block = block_shape();

@@ -171,6 +171,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, 4 * sizeof(uint32_t)));
+    r->stats.device_bytes += bytes + 2 * sizeof(unsigned long long) + (3 * PW_STATS_BOUNCES + 4) * sizeof(uint32_t);
     PW_CUDA_TRY(cudaStreamCreateWithFlags(&cw->stream, cudaStreamNonBlocking));
     int dev, sms, per_sm = 0;
     PW_CUDA_TRY(cudaGetDevice(&dev));

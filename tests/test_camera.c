@@ -1,0 +1,146 @@
+/* pw_scene_get_camera / pw_scene_set_camera: the built-in cameras read back
+ * as defined, a camera that is set is the one rays leave from (basis, lens,
+ * image plane), every unusable camera is refused with a message naming the
+ * value and leaves the old camera in place, and a camera turned to the sky
+ * sees exactly the sky's analytic radiance. */
+#include "test_render_util.h"
+
+static pw_scene *builtin(const char *name)
+{
+    pw_scene *s = NULL;
+    if (pw_scene_builtin(name, &s) != PW_OK)
+        fail_msg("%s: %s", name, pw_last_error());
+    return s;
+}
+
+static void set3(float v[3], float x, float y, float z)
+{
+    v[0] = x;
+    v[1] = y;
+    v[2] = z;
+}
+
+static void builtin_camera_reads_back(void **state)
+{
+    (void)state;
+    pw_scene *s = builtin("cornell");
+    pw_camera_params c;
+    pw_scene_get_camera(s, &c);
+    const float from[3] = {0.0f, 1.0f, 6.8f}, at[3] = {0.0f, 1.0f, 0.0f}, up[3] = {0.0f, 1.0f, 0.0f};
+    assert_memory_equal(c.look_from, from, sizeof from);
+    assert_memory_equal(c.look_at, at, sizeof at);
+    assert_memory_equal(c.up, up, sizeof up);
+    assert_float_equal(c.vfov_deg, 19.5f, 0.0f);
+    assert_float_equal(c.aperture, 0.0f, 0.0f);
+    assert_float_equal(c.focus_dist, 0.0f, 0.0f);
+    pw_scene_free(s);
+}
+
+/* The camera rays are built from: origin at look_from, w pointing back
+ * along the view, an image plane of height 2 tan(fov / 2) focus_dist. */
+static void set_camera_drives_the_rays(void **state)
+{
+    (void)state;
+    pw_scene *s = builtin("cornell");
+    pw_camera_params c, back;
+    pw_scene_get_camera(s, &c);
+    set3(c.look_from, 3.0f, 2.0f, 1.0f);
+    set3(c.look_at, 3.0f, 2.0f, -3.0f);
+    c.vfov_deg = 90.0f;
+    c.aperture = 0.5f;
+    c.focus_dist = 2.0f;
+    assert_int_equal(pw_scene_set_camera(s, &c), PW_OK);
+    pw_scene_get_camera(s, &back);
+    assert_memory_equal(&back, &c, sizeof c);
+    pw_camera cam = pw_scene_host_view(s, 1.0f).cam;
+    assert_float_equal(cam.origin.x, 3.0f, 0.0f);
+    assert_float_equal(cam.origin.y, 2.0f, 0.0f);
+    assert_float_equal(cam.origin.z, 1.0f, 0.0f);
+    assert_float_equal(cam.w.z, 1.0f, 1e-6f);
+    assert_float_equal(cam.lens_radius, 0.25f, 0.0f);
+    assert_float_equal(v3_len(cam.vertical), 2.0f * 2.0f, 1e-5f); /* 2 tan(45 deg) x focus 2 */
+    assert_float_equal(cam.lower_left.z, 1.0f - 2.0f, 1e-5f);     /* the plane at the focus distance */
+    pw_scene_free(s);
+}
+
+static void expect_refused(pw_scene *s, const pw_camera_params *c, const char *needle)
+{
+    pw_camera_params before, after;
+    pw_scene_get_camera(s, &before);
+    pw_status st = pw_scene_set_camera(s, c);
+    pw_scene_get_camera(s, &after);
+    if (st != PW_ERR_INVALID_ARGUMENT || !strstr(pw_last_error(), needle))
+        fail_msg("status %d, message '%s': wanted PW_ERR_INVALID_ARGUMENT naming '%s'", (int)st, pw_last_error(),
+                 needle);
+    assert_memory_equal(&before, &after, sizeof before);
+}
+
+static void bad_cameras_are_refused(void **state)
+{
+    (void)state;
+    pw_scene *s = builtin("toy-small");
+    pw_camera_params good, c;
+    pw_scene_get_camera(s, &good);
+    c = good, c.look_from[1] = NAN;
+    expect_refused(s, &c, "look_from");
+    c = good, c.look_at[2] = INFINITY;
+    expect_refused(s, &c, "look_at");
+    c = good, c.up[0] = -INFINITY;
+    expect_refused(s, &c, "up");
+    c = good, memcpy(c.look_at, c.look_from, sizeof c.look_at);
+    expect_refused(s, &c, "same point");
+    c = good, set3(c.up, 0.0f, 0.0f, 0.0f);
+    expect_refused(s, &c, "zero");
+    c = good, set3(c.look_at, c.look_from[0], c.look_from[1] + 5.0f, c.look_from[2]);
+    expect_refused(s, &c, "parallel");
+    c = good, set3(c.look_at, c.look_from[0], c.look_from[1] - 5.0f, c.look_from[2]);
+    expect_refused(s, &c, "parallel");
+    c = good, c.vfov_deg = 0.0f;
+    expect_refused(s, &c, "field of view 0");
+    c = good, c.vfov_deg = 180.0f;
+    expect_refused(s, &c, "field of view 180");
+    c = good, c.vfov_deg = NAN;
+    expect_refused(s, &c, "field of view");
+    c = good, c.aperture = -0.1f;
+    expect_refused(s, &c, "aperture -0.1");
+    c = good, c.focus_dist = -1.0f;
+    expect_refused(s, &c, "focus distance -1");
+    /* Nearly but not exactly along up is a usable camera. */
+    c = good, set3(c.look_at, c.look_from[0] + 0.01f, c.look_from[1] + 5.0f, c.look_from[2]);
+    assert_int_equal(pw_scene_set_camera(s, &c), PW_OK);
+    pw_scene_free(s);
+}
+
+/* From (0, 2, 3) straight up nothing of toy-small is in view (its highest
+ * sphere tops out at y = 1.8), so every first ray escapes: one sample per
+ * pixel gives the sky exactly, blue 0.3 at both ends of the gradient. */
+static void camera_turned_to_the_sky_sees_sky(void **state)
+{
+    (void)state;
+    pw_scene *s = builtin("toy-small");
+    pw_camera_params c;
+    pw_scene_get_camera(s, &c);
+    set3(c.look_at, 0.0f, 10.0f, 3.0f);
+    set3(c.up, 0.0f, 0.0f, -1.0f);
+    assert_int_equal(pw_scene_set_camera(s, &c), PW_OK);
+    test_render o = {24, 16, 1, 10, 1000, PW_LIGHT_MODE_SCENE, 1, 2};
+    float *rgb = test_render_image(s, &o);
+    for (int i = 0; i < o.width * o.height; i++) {
+        const float *p = rgb + 3 * i;
+        if (fabsf(p[2] - 0.3f) > 1e-6f || !(p[0] < p[1] && p[1] < p[2]) || p[0] < 0.15f - 1e-6f)
+            fail_msg("pixel %d is (%g, %g, %g), not sky", i, p[0], p[1], p[2]);
+    }
+    free(rgb);
+    pw_scene_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(builtin_camera_reads_back),
+        cmocka_unit_test(set_camera_drives_the_rays),
+        cmocka_unit_test(bad_cameras_are_refused),
+        cmocka_unit_test(camera_turned_to_the_sky_sees_sky),
+    };
+    return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
+}
