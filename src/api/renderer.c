@@ -122,8 +122,8 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.split = (uint32_t)s.split;
     r->params.kinds = 0u; /* PW_KINDS_BASIC */
     for (uint32_t i = 0; i < scene->n_mats; i++)
-        if (scene->mats[i].type == PW_MAT_CONDUCTOR)
-            r->params.kinds = 1u; /* PW_KINDS_ALL */
+        if (scene->mats[i].type == PW_MAT_CONDUCTOR || PW_MAT_HAS_ALBEDO_TEX(&scene->mats[i]))
+            r->params.kinds = 1u; /* PW_KINDS_ALL; textures are compiled out of PW_KINDS_BASIC too */
     r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
     snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
     if (s.backend == PW_BACKEND_CUDA_MEGA || s.backend == PW_BACKEND_CUDA_WAVE) {

@@ -9,6 +9,7 @@
 #include "shade/camera.h"
 #include "shade/environment.h"
 #include "shade/light_sample.h"
+#include "shade/texture.h"
 
 /* Path flags. */
 #define PW_PATH_SPECULAR 1u        /* last vertex was the camera or a specular lobe: emission gets full weight */
@@ -173,6 +174,16 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     *n_shadows = 0;
     pw_surface sf = pw_surface_at(s, p->ray, h);
     const pw_material *m = &s->mats[sf.mat];
+    /* textures: a textured material is shaded through a copy with this
+     * point's albedo. Scenes with textures run with kinds other than
+     * PW_KINDS_BASIC, so the basic megakernel compiles this out. */
+    pw_material textured;
+    if (kinds != PW_KINDS_BASIC && PW_MAT_HAS_ALBEDO_TEX(m)) {
+        float u, v;
+        pw_surface_uv(s, h, &sf, &u, &v);
+        textured = pw_material_textured(s, m, u, v);
+        m = &textured;
+    }
     pw_path_add_emission(s, prm, p, &sf, m);
     if (p->depth >= prm->max_depth)
         return 0;

@@ -1,6 +1,7 @@
 #include "scene/scene.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,79 @@ pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c,
     return PW_OK;
 }
 
+/* Appends a table entry t, remembering key (may be NULL) for the cache. */
+static pw_status append_texture(pw_scene *s, pw_texture t, const char *key, uint32_t *out)
+{
+    if (s->n_textures >= PW_MAT_MAX_TEXTURES)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: more than %u textures", s->name, PW_MAT_MAX_TEXTURES);
+    uint32_t cap = s->cap_textures;
+    char *k = key ? strdup(key) : NULL;
+    if ((key && !k) || !grow((void **)&s->textures, &cap, s->n_textures + 1, sizeof *s->textures) ||
+        !grow((void **)&s->tex_keys, &s->cap_textures, s->n_textures + 1, sizeof *s->tex_keys)) {
+        free(k);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a texture", s->name);
+    }
+    s->textures[s->n_textures] = t;
+    s->tex_keys[s->n_textures] = k;
+    *out = s->n_textures++;
+    return PW_OK;
+}
+
+pw_status pw_scene_add_texture(pw_scene *s, const float *rgb, int w, int h, uint32_t wrap, const char *key,
+                               uint32_t *out)
+{
+    const char *what = key ? key : s->name;
+    if (w < 1 || h < 1 || w > 32768 || h > 32768)
+        return pw_fail(PW_ERR_FORMAT, "%s: texture size %dx%d out of range (1..32768)", what, w, h);
+    size_t n = (size_t)w * (size_t)h;
+    for (size_t i = 0; i < 3 * n; i++)
+        if (!isfinite(rgb[i]) || rgb[i] < 0.0f)
+            return pw_fail(PW_ERR_FORMAT, "%s: texel (%zu, %zu) is negative or not finite", what, i / 3 % (size_t)w,
+                           i / 3 / (size_t)w);
+    if ((uint64_t)s->n_texels + n > 0x7fffffffu) /* keeps texel offsets and 3 * offset in range */
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: the scene's textures exceed 2^31 texels", what);
+    if (!grow((void **)&s->texels, &s->cap_texels, s->n_texels + (uint32_t)n, 3 * sizeof *s->texels))
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for a %dx%d texture", what, w, h);
+    pw_texture t = {s->n_texels, (uint32_t)w, (uint32_t)h, wrap};
+    pw_status st = append_texture(s, t, key, out);
+    if (st != PW_OK)
+        return st;
+    memcpy(s->texels + 3 * (size_t)s->n_texels, rgb, 3 * n * sizeof *rgb);
+    s->n_texels += (uint32_t)n;
+    return PW_OK;
+}
+
+uint32_t pw_scene_find_texture(pw_scene *s, const char *key, uint32_t wrap)
+{
+    uint32_t same_pixels = UINT32_MAX;
+    for (uint32_t i = 0; i < s->n_textures; i++) {
+        if (!s->tex_keys[i] || strcmp(s->tex_keys[i], key) != 0)
+            continue;
+        if (s->textures[i].wrap == wrap)
+            return i;
+        same_pixels = i;
+    }
+    if (same_pixels == UINT32_MAX)
+        return UINT32_MAX;
+    pw_texture t = s->textures[same_pixels];
+    t.wrap = wrap;
+    uint32_t out;
+    return append_texture(s, t, key, &out) == PW_OK ? out : UINT32_MAX;
+}
+
+void pw_scene_warn(pw_scene *s, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    s->n_warnings++;
+    size_t used = strlen(s->warning_log);
+    if (used + strlen(line) + 2 <= sizeof s->warning_log)
+        snprintf(s->warning_log + used, sizeof s->warning_log - used, "%s\n", line);
+}
+
 pw_material pw_lambert(float r, float g, float b)
 {
     pw_material m;
@@ -198,6 +272,11 @@ void pw_scene_free(pw_scene *s)
     free(s->tri_idx);
     free(s->tri_mat);
     free(s->mats);
+    for (uint32_t i = 0; i < s->n_textures; i++)
+        free(s->tex_keys[i]);
+    free(s->tex_keys);
+    free(s->textures);
+    free(s->texels);
     pw_bvh_free(&s->bvh);
     pw_light_table_free(&s->lights);
     free(s);
@@ -246,6 +325,10 @@ static pw_status validate(const pw_scene *s)
         if (s->tri_mat[i] >= s->n_mats)
             return pw_fail(PW_ERR_FORMAT, "%s: triangle %u names material %u of %u", s->name, i, s->tri_mat[i],
                            s->n_mats);
+    for (uint32_t i = 0; i < s->n_mats; i++)
+        if (PW_MAT_HAS_ALBEDO_TEX(&s->mats[i]) && PW_MAT_ALBEDO_TEX(&s->mats[i]) >= s->n_textures)
+            return pw_fail(PW_ERR_FORMAT, "%s: material %u names texture %u of %u", s->name, i,
+                           PW_MAT_ALBEDO_TEX(&s->mats[i]), s->n_textures);
     if (s->n_spheres + (uint64_t)s->n_tris == 0)
         return pw_fail(PW_ERR_FORMAT, "%s: the scene has no geometry", s->name);
     if (s->n_spheres + (uint64_t)s->n_tris >= PW_NO_HIT)
@@ -371,6 +454,9 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     v.n_tris = s->n_tris;
     v.mats = s->mats;
     v.n_mats = s->n_mats;
+    v.textures = s->textures;
+    v.texels = s->texels;
+    v.n_textures = s->n_textures;
     v.nodes = s->bvh.nodes;
     v.prim_ref = s->bvh.prim_ref;
     v.lights = s->lights.lights;
@@ -394,6 +480,9 @@ void pw_scene_get_info(const pw_scene *s, pw_scene_info *info)
     info->spheres = s->n_spheres;
     info->triangles = s->n_tris;
     info->materials = s->n_mats;
+    info->textures = s->n_textures;
+    info->warnings = s->n_warnings;
+    info->warning_log = s->warning_log;
     info->lights = s->prepared ? s->lights.count : 0;
     info->bvh_nodes = s->prepared ? s->bvh.n_nodes : 0;
     info->bvh_build_ms = s->prepared ? s->bvh.build_ms : 0.0;

@@ -16,7 +16,9 @@ enum pw_material_type {
 };
 
 /* 64 bytes. Any material may emit; emission is one-sided (front face)
- * unless PW_MATF_TWO_SIDED is set. Spheres are always seen from outside. */
+ * unless PW_MATF_TWO_SIDED is set. Spheres are always seen from outside.
+ * flags: bit 0 PW_MATF_TWO_SIDED; bits 8..31 an albedo texture (index + 1,
+ * 0 for none; PW_MAT_ALBEDO_TEX below), whose texel multiplies albedo. */
 typedef struct pw_material {
     pw_vec3 albedo;   /* 12: reflectance or tint */
     uint32_t type;    /*  4: enum pw_material_type */
@@ -29,6 +31,28 @@ typedef struct pw_material {
 PW_SIZE_CHECK(pw_material, 64);
 
 #define PW_MATF_TWO_SIDED 1u
+
+/* textures: the albedo texture in bits 8..31 of a material's flags. */
+#define PW_MATF_TEX_SHIFT 8u
+#define PW_MAT_MAX_TEXTURES 0xfffffeu
+#define PW_MAT_HAS_ALBEDO_TEX(m) (((m)->flags >> PW_MATF_TEX_SHIFT) != 0u)
+#define PW_MAT_ALBEDO_TEX(m) (((m)->flags >> PW_MATF_TEX_SHIFT) - 1u) /* valid when PW_MAT_HAS_ALBEDO_TEX */
+#define PW_MAT_SET_ALBEDO_TEX(m, tex)                                                                         \
+    ((m)->flags = ((m)->flags & ((1u << PW_MATF_TEX_SHIFT) - 1u)) | (((uint32_t)(tex) + 1u) << PW_MATF_TEX_SHIFT))
+
+/* textures: how coordinates outside [0, 1) map into an image. */
+enum pw_wrap { PW_WRAP_REPEAT = 0, PW_WRAP_CLAMP = 1, PW_WRAP_MIRROR = 2 };
+#define PW_WRAP_UV(wu, wv) ((uint32_t)(wu) | ((uint32_t)(wv) << 2))
+
+/* textures: 16 bytes. An image of w x h linear RGB texels in the scene's
+ * texel pool (3 floats each), row 0 at the top, from texel `offset` on.
+ * Several entries may share pixels (one file, different wrap modes). */
+typedef struct pw_texture {
+    uint32_t offset; /* first texel in the pool */
+    uint32_t w, h;
+    uint32_t wrap;   /* PW_WRAP_UV(wrap in u, wrap in v) */
+} pw_texture;
+PW_SIZE_CHECK(pw_texture, 16);
 
 /* 16 bytes: centre and radius. Its material sits in sphere_mat[]. */
 typedef struct pw_sphere {
@@ -96,6 +120,10 @@ typedef struct pw_scene_view {
 
     const pw_material *mats;
     uint32_t n_mats;
+
+    const pw_texture *textures; /* textures: the table materials index */
+    const float *texels;        /* textures: the pixel pool, 3 floats per texel */
+    uint32_t n_textures;
 
     const pw_bvh_node *nodes;
     const uint32_t *prim_ref; /* BVH leaf order -> primitive id */

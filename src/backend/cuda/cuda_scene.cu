@@ -49,6 +49,8 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     UP(tri_idx, 3 * (size_t)host->n_tris, "triangle indices");
     UP(tri_mat, host->n_tris, "triangle materials");
     UP(mats, host->n_mats, "materials");
+    UP(textures, host->n_textures, "texture table");
+    UP(texels, 3 * (size_t)s->n_texels, "texture pixels");
     UP(nodes, s->bvh.n_nodes, "BVH nodes");
     UP(prim_ref, s->bvh.n_refs, "BVH primitive references");
     UP(lights, host->n_lights, "lights");
