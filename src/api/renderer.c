@@ -68,7 +68,10 @@ static pw_status check_light_mode(const pw_scene *scene, const pw_settings *s)
     if (s->light_mode == PW_LIGHT_MODE_TOY) {
         uint32_t n_sphere_lights = 0;
         for (uint32_t i = 0; i < scene->lights.count; i++) {
-            if (scene->lights.lights[i].type != PW_LIGHT_SPHERE)
+            uint32_t type = scene->lights.lights[i].type;
+            if (type == PW_LIGHT_POINT || type == PW_LIGHT_DISTANT)
+                continue; /* lights: the toy estimator leaves them out */
+            if (type != PW_LIGHT_SPHERE)
                 return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: toy light mode samples sphere lights only, "
                                "but the scene has emissive triangles", scene->name);
             n_sphere_lights++;

@@ -151,10 +151,13 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
     pw_vec3 f = pw_bsdf_eval_kinds(m, sf, p->ray.d, ls.wi, &bsdf_pdf, kinds);
     if (v3_is_zero(f))
         return 0;
-    float w = pw_power_heuristic(ls.pdf, bsdf_pdf);
+    /* lights: BSDF sampling never finds a point or distant light, so its
+     * own sample carries the full weight. */
+    int delta = li != PW_NO_LIGHT && pw_light_is_delta(s->lights[li].type);
+    float w = delta ? 1.0f : pw_power_heuristic(ls.pdf, bsdf_pdf);
     out->ray.o = pw_offset_origin(sf->p, sf->ng, ls.wi);
     out->ray.d = ls.wi;
-    if (li == PW_NO_LIGHT) {
+    if (li == PW_NO_LIGHT || ls.dist == PW_INF) {
         out->tmax = PW_INF;
     } else {
         pw_light l = s->lights[li];

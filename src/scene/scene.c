@@ -215,6 +215,38 @@ void pw_scene_warn(pw_scene *s, const char *fmt, ...)
         snprintf(s->warning_log + used, sizeof s->warning_log - used, "%s\n", line);
 }
 
+static int finite3(pw_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+
+static pw_status add_delta_light(pw_scene *s, uint32_t type, pw_vec3 v, pw_vec3 L, const char *what)
+{
+    if (!finite3(v) || !finite3(L) || L.x < 0.0f || L.y < 0.0f || L.z < 0.0f)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: %s light with a non-finite %s or a negative or non-finite power",
+                       s->name, what, type == PW_LIGHT_POINT ? "position" : "direction");
+    uint32_t cap = s->cap_delta_lights;
+    if (!grow((void **)&s->delta_lights, &cap, s->n_delta_lights + 1, sizeof *s->delta_lights) ||
+        !grow((void **)&s->delta_type, &s->cap_delta_lights, s->n_delta_lights + 1, sizeof *s->delta_type))
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a %s light", s->name, what);
+    s->delta_lights[s->n_delta_lights].v = v;
+    s->delta_lights[s->n_delta_lights].L = L;
+    s->delta_type[s->n_delta_lights++] = type;
+    s->prepared = 0;
+    return PW_OK;
+}
+
+pw_status pw_scene_add_point_light(pw_scene *s, pw_vec3 pos, pw_vec3 intensity)
+{
+    return add_delta_light(s, PW_LIGHT_POINT, pos, intensity, "point");
+}
+
+pw_status pw_scene_add_distant_light(pw_scene *s, pw_vec3 dir, pw_vec3 irradiance)
+{
+    float len = v3_len(dir);
+    if (!(len > 0.0f) || !isfinite(len))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: distant light with a zero or non-finite direction", s->name);
+    /* Stored as the unit direction toward the light, what sampling needs. */
+    return add_delta_light(s, PW_LIGHT_DISTANT, v3_scale(dir, -1.0f / len), irradiance, "distant");
+}
+
 pw_material pw_lambert(float r, float g, float b)
 {
     pw_material m;
@@ -277,6 +309,8 @@ void pw_scene_free(pw_scene *s)
     free(s->tex_keys);
     free(s->textures);
     free(s->texels);
+    free(s->delta_lights);
+    free(s->delta_type);
     pw_bvh_free(&s->bvh);
     pw_light_table_free(&s->lights);
     free(s);
@@ -465,6 +499,7 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     v.alias_idx = s->lights.alias_idx;
     v.prim_light = s->lights.prim_light;
     v.n_lights = s->lights.count;
+    v.delta_lights = s->delta_lights;
     v.env = s->env;
     /* Half the light samples go to the map when there are other lights. */
     v.env_prob = s->env.type == PW_ENV_MAP ? (s->lights.count ? 0.5f : 1.0f) : 0.0f;

@@ -52,6 +52,11 @@ struct pw_scene {
     float *texels; /* 3 floats per texel */
     uint32_t n_texels, cap_texels;
 
+    /* lights: point and distant lights (pw_light_type says which). */
+    pw_delta_light *delta_lights;
+    uint32_t *delta_type;
+    uint32_t n_delta_lights, cap_delta_lights;
+
     uint32_t n_warnings;
     char warning_log[1024]; /* the first warnings, one per line */
 
@@ -95,6 +100,14 @@ pw_status pw_scene_decode_texture(pw_scene *s, const void *data, size_t n, uint3
                                   uint32_t *out);
 /* Records a problem that does not stop loading (pw_scene_info.warnings). */
 void pw_scene_warn(pw_scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* lights: a point light at pos radiating intensity (W/sr per channel)
+ * equally in all directions. */
+pw_status pw_scene_add_point_light(pw_scene *s, pw_vec3 pos, pw_vec3 intensity);
+/* lights: a distant light (a sun at infinity) whose light travels along
+ * dir, giving irradiance on a surface that faces it (pbrt's "L" times its
+ * scale). */
+pw_status pw_scene_add_distant_light(pw_scene *s, pw_vec3 dir, pw_vec3 irradiance);
 
 pw_material pw_lambert(float r, float g, float b);
 pw_material pw_metal(float r, float g, float b, float roughness);

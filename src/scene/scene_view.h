@@ -95,15 +95,26 @@ typedef struct pw_camera {
     float lens_radius;
 } pw_camera;
 
-enum pw_light_type { PW_LIGHT_SPHERE = 0, PW_LIGHT_TRIANGLE = 1 };
+/* lights: POINT and DISTANT are delta lights (docs/TEXTURES_LIGHTS.md). */
+enum pw_light_type { PW_LIGHT_SPHERE = 0, PW_LIGHT_TRIANGLE = 1, PW_LIGHT_POINT = 2, PW_LIGHT_DISTANT = 3 };
 
 /* 8 bytes: an emissive primitive. prim is in the unified primitive space
- * (spheres first, then triangles). */
+ * (spheres first, then triangles); for a point or distant light it is an
+ * index into delta_lights. */
 typedef struct pw_light {
     uint32_t type;
     uint32_t prim;
 } pw_light;
 PW_SIZE_CHECK(pw_light, 8);
+
+/* lights: 24 bytes. A light no ray can hit: a point light (v: position,
+ * L: intensity, W/sr per channel) or a distant light (v: unit direction
+ * toward it, L: irradiance on a surface facing it). */
+typedef struct pw_delta_light {
+    pw_vec3 v;
+    pw_vec3 L;
+} pw_delta_light;
+PW_SIZE_CHECK(pw_delta_light, 24);
 
 
 typedef struct pw_scene_view {
@@ -134,6 +145,7 @@ typedef struct pw_scene_view {
     const uint32_t *alias_idx;
     const uint32_t *prim_light;   /* primitive id -> light index, or PW_NO_LIGHT */
     uint32_t n_lights;
+    const pw_delta_light *delta_lights; /* lights: point and distant lights, which lights[] index */
 
     const void *cpu_bvh8; /* CPU only: an 8-wide BVH traced instead of nodes (accel/bvh8_cpu.h) */
     uint32_t flat_spheres; /* spheres only and few of them: test them all, no BVH (the GPU keeps them in shared memory) */

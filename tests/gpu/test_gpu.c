@@ -194,6 +194,22 @@ static void test_agree_textures(void **state)
     pw_scene_free(s);
 }
 
+/* lights: a point light inside the Cornell box and a distant light shining
+ * in through its open front, beside its area light: the delta lights in
+ * device memory, picked by the alias table with the area light. */
+static void test_agree_delta_lights(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    pw_scene *s;
+    assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
+    assert_int_equal(pw_scene_add_point_light(s, v3(0.4f, 1.6f, 0.3f), v3(2.0f, 2.0f, 1.5f)), PW_OK);
+    assert_int_equal(pw_scene_add_distant_light(s, v3(-0.3f, -0.4f, -1.0f), v3(1.0f, 1.5f, 2.0f)), PW_OK);
+    check_agreement("cornell with point and distant lights", s, 96, 96, 8);
+    pw_scene_free(s);
+}
+
 /* Ray splitting on both GPU backends: the wavefront's children take slots
  * through the warp-level allocator with lanes of a warp splitting or not, so
  * a wrong prefix there shows as lost or doubled paths. */
@@ -254,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_agree_envmap),
         cmocka_unit_test(test_agree_conductor),
         cmocka_unit_test(test_agree_textures),
+        cmocka_unit_test(test_agree_delta_lights),
         cmocka_unit_test(test_out_of_device_memory),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
