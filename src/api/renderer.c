@@ -83,6 +83,19 @@ static pw_status check_light_mode(const pw_scene *scene, const pw_settings *s)
     return PW_OK;
 }
 
+/* PW_KINDS_ALL (1) when the scene has microfacet materials, textures or
+ * point and distant lights, whose code the basic megakernel leaves out;
+ * else PW_KINDS_BASIC (0). */
+static uint32_t scene_kinds(const pw_scene *scene)
+{
+    if (scene->n_delta_lights)
+        return 1u;
+    for (uint32_t i = 0; i < scene->n_mats; i++)
+        if (scene->mats[i].type == PW_MAT_CONDUCTOR || PW_MAT_HAS_ALBEDO_TEX(&scene->mats[i]))
+            return 1u;
+    return 0u;
+}
+
 pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_renderer **out)
 {
     *out = NULL;
@@ -123,10 +136,7 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.seed = s.seed;
     r->params.light_mode = (uint32_t)s.light_mode;
     r->params.split = (uint32_t)s.split;
-    r->params.kinds = 0u; /* PW_KINDS_BASIC */
-    for (uint32_t i = 0; i < scene->n_mats; i++)
-        if (scene->mats[i].type == PW_MAT_CONDUCTOR || PW_MAT_HAS_ALBEDO_TEX(&scene->mats[i]))
-            r->params.kinds = 1u; /* PW_KINDS_ALL; textures are compiled out of PW_KINDS_BASIC too */
+    r->params.kinds = scene_kinds(scene);
     r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
     snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
     if (s.backend == PW_BACKEND_CUDA_MEGA || s.backend == PW_BACKEND_CUDA_WAVE) {

@@ -134,6 +134,7 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
         return 0;
     pw_light_sample ls;
     uint32_t li = PW_NO_LIGHT;
+    int delta = 0;
     if (ul < s->env_prob) {
         /* The environment map: a direction by luminance, unbounded. */
         float pdf;
@@ -144,7 +145,11 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
         ls.Le = pw_env_radiance(&s->env, ls.wi);
     } else {
         li = pw_light_pick(s, (ul - s->env_prob) / (1.0f - s->env_prob));
-        if (!pw_light_sample_dir(s, li, sf->p, u1, u2, &ls) || ls.pdf <= 0.0f)
+        /* lights: scenes with point or distant lights run with kinds other
+         * than PW_KINDS_BASIC, so the basic megakernel compiles them out. */
+        delta = kinds != PW_KINDS_BASIC && pw_light_is_delta(s->lights[li].type);
+        int ok = delta ? pw_delta_light_sample(s, li, sf->p, &ls) : pw_light_sample_dir(s, li, sf->p, u1, u2, &ls);
+        if (!ok || ls.pdf <= 0.0f)
             return 0;
     }
     float bsdf_pdf;
@@ -153,7 +158,6 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
         return 0;
     /* lights: BSDF sampling never finds a point or distant light, so its
      * own sample carries the full weight. */
-    int delta = li != PW_NO_LIGHT && pw_light_is_delta(s->lights[li].type);
     float w = delta ? 1.0f : pw_power_heuristic(ls.pdf, bsdf_pdf);
     out->ray.o = pw_offset_origin(sf->p, sf->ng, ls.wi);
     out->ray.d = ls.wi;

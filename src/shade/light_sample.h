@@ -44,10 +44,11 @@ PW_HD int pw_light_is_delta(uint32_t type) { return type >= PW_LIGHT_POINT; }
 
 /* lights: the direction to a point or distant light; pdf is then the
  * discrete probability of choosing the light. */
-PW_HD int pw_delta_light_sample(const pw_scene_view *s, pw_light l, pw_vec3 p, float pmf, pw_light_sample *ls)
+PW_HD int pw_delta_light_sample(const pw_scene_view *s, uint32_t li, pw_vec3 p, pw_light_sample *ls)
 {
+    pw_light l = s->lights[li];
     pw_delta_light d = s->delta_lights[l.prim];
-    ls->pdf = pmf;
+    ls->pdf = s->light_pmf[li] * (1.0f - s->env_prob);
     if (l.type == PW_LIGHT_DISTANT) {
         ls->wi = d.v;
         ls->dist = PW_INF;
@@ -64,14 +65,15 @@ PW_HD int pw_delta_light_sample(const pw_scene_view *s, pw_light l, pw_vec3 p, f
     return 1;
 }
 
-/* Samples a point on light li as seen from p. Returns 0 when it cannot
+/* Samples a point on area light li (sphere or triangle; delta lights go
+ * through pw_delta_light_sample) as seen from p. Returns 0 when it cannot
  * contribute (p inside a sphere light, behind a one-sided emitter). */
 PW_HD int pw_light_sample_dir(const pw_scene_view *s, uint32_t li, pw_vec3 p, float u1, float u2, pw_light_sample *ls)
 {
     pw_light l = s->lights[li];
     float pmf = s->light_pmf[li] * (1.0f - s->env_prob);
-    if (pw_light_is_delta(l.type))
-        return pw_delta_light_sample(s, l, p, pmf, ls);
+    if (pw_light_is_delta(l.type)) /* never here from a caller that knows them; no area to sample */
+        return 0;
     if (l.type == PW_LIGHT_SPHERE) {
         pw_sphere sp = s->spheres[l.prim];
         pw_vec3 to_c = v3_sub(sp.c, p);
