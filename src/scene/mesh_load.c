@@ -1,6 +1,7 @@
 /* Triangle mesh files (OBJ, PLY, glTF, ...) through assimp's C API. Materials
- * map to Lambert with the diffuse colour (or texture) and emission; a camera frames the
- * model's bounds and a white sky lights it when nothing in it emits. */
+ * map to Lambert with the diffuse colour or texture and emission; a camera
+ * frames the model's bounds and a white sky lights it when nothing in it
+ * emits. */
 #include <assimp/cimport.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
@@ -40,10 +41,12 @@ static pw_status load_model_texture(pw_scene *s, const char *model, const struct
             emb = as->mTextures[i];
     char key[2048];
     if (emb) {
-        snprintf(key, sizeof key, "%s:%s", model, name); /* unique per model: ':' cannot end a file name here */
+        snprintf(key, sizeof key, "%s:%s", model, name); /* the cache key: the model and the embedded name */
         if (emb->mHeight == 0)
             return pw_scene_decode_texture(s, emb->pcData, emb->mWidth, wrap, key, out);
         /* Uncompressed: BGRA texels. */
+        if (emb->mWidth > 32768 || emb->mHeight > 32768)
+            return pw_fail(PW_ERR_FORMAT, "%s: embedded image of %ux%u texels", key, emb->mWidth, emb->mHeight);
         size_t n = (size_t)emb->mWidth * emb->mHeight;
         unsigned char *rgb8 = malloc(3 * n);
         if (!rgb8)
