@@ -113,6 +113,20 @@ static pw_status convert_material(pw_scene *s, const char *model, const struct a
     aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &kd);
     aiGetMaterialColor(am, AI_MATKEY_COLOR_EMISSIVE, &ke);
     *out = pw_emissive(pw_lambert(kd.r, kd.g, kd.b), ke.r, ke.g, ke.b);
+    /* An emissive texture scales the emissive colour (glTF: factor times
+     * texture, mostly black on a model like DamagedHelmet). Without
+     * emission textures, the factor alone would make the whole surface a
+     * lamp, so such a material does not emit. */
+    struct aiString emap;
+    if (!v3_is_zero(out->emission) &&
+        aiGetMaterialTexture(am, aiTextureType_EMISSIVE, 0, &emap, NULL, NULL, NULL, NULL, NULL, NULL) ==
+            aiReturn_SUCCESS) {
+        struct aiString mname = {0};
+        aiGetMaterialString(am, AI_MATKEY_NAME, &mname);
+        pw_scene_warn(s, "%s: material '%s': emissive texture '%s' not supported; the material does not emit", model,
+                      mname.data, emap.data);
+        out->emission = v3s(0.0f);
+    }
     return attach_albedo_texture(s, model, as, am, out);
 }
 
