@@ -59,6 +59,9 @@ pw_status pw_scene_set_environment(pw_scene *scene, const char *path, float scal
 typedef struct pw_scene_info {
     const char *name;
     uint32_t spheres, triangles, materials, lights;
+    uint32_t textures;
+    uint32_t warnings;        /* problems loading did not stop for (a missing texture, ...) */
+    const char *warning_log;  /* the first of them, one per line ("" when none) */
     uint32_t bvh_nodes;       /* 0 until the first render prepares the scene */
     double bvh_build_ms;
     uint64_t scene_bytes;     /* host memory allocated for geometry, materials, environment and light tables */

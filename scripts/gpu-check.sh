@@ -40,11 +40,16 @@ step gpu-tests-no-tail env PATHWAVE_WAVE_TAIL=0 $BIN/test_gpu
 for b in cuda-mega cuda-wave; do
     step "analytic-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_analytic
     step "furnace-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_furnace
+    step "texture-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_texture
+    step "delta-lights-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_delta_lights
 done
 step memcheck-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render toy --backend cuda-mega --width 64 --height 36 --spp 2 -q -o "$OUT/memcheck-toy.png"
 step memcheck-mesh compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render "$BUNNY" --backend cuda-mega --width 64 --height 48 --spp 2 -q -o "$OUT/memcheck-mesh.png"
+step memcheck-texture compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PW render carry/shared/scenes/gltf-samples/Duck.glb --backend cuda-mega --width 64 --height 48 --spp 2 -q \
+    -o "$OUT/memcheck-texture.png"
 step memcheck-wave compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render cornell --backend cuda-wave --width 64 --height 48 --spp 2 -q -o "$OUT/memcheck-wave.png"
 step racecheck-wave compute-sanitizer --tool racecheck --error-exitcode 1 \

@@ -69,7 +69,10 @@ static pw_status check_light_mode(const pw_scene *scene, const pw_settings *s)
     if (s->light_mode == PW_LIGHT_MODE_TOY) {
         uint32_t n_sphere_lights = 0;
         for (uint32_t i = 0; i < scene->lights.count; i++) {
-            if (scene->lights.lights[i].type != PW_LIGHT_SPHERE)
+            uint32_t type = scene->lights.lights[i].type;
+            if (type == PW_LIGHT_POINT || type == PW_LIGHT_DISTANT)
+                continue; /* lights: the toy estimator leaves them out */
+            if (type != PW_LIGHT_SPHERE)
                 return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: toy light mode samples sphere lights only, "
                                "but the scene has emissive triangles", scene->name);
             n_sphere_lights++;
@@ -79,6 +82,19 @@ static pw_status check_light_mode(const pw_scene *scene, const pw_settings *s)
                            "the scene has %u", scene->name, n_sphere_lights);
     }
     return PW_OK;
+}
+
+/* PW_KINDS_ALL (1) when the scene has microfacet materials, textures or
+ * point and distant lights, whose code the basic megakernel leaves out;
+ * else PW_KINDS_BASIC (0). */
+static uint32_t scene_kinds(const pw_scene *scene)
+{
+    if (scene->n_delta_lights)
+        return PW_KINDS_ALL;
+    for (uint32_t i = 0; i < scene->n_mats; i++)
+        if (pw_material_kinds(&scene->mats[i]) != PW_KINDS_BASIC || PW_MAT_HAS_ALBEDO_TEX(&scene->mats[i]))
+            return PW_KINDS_ALL;
+    return PW_KINDS_BASIC;
 }
 
 pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_renderer **out)
@@ -121,10 +137,7 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.seed = s.seed;
     r->params.light_mode = (uint32_t)s.light_mode;
     r->params.split = (uint32_t)s.split;
-    /* Scenes without microfacet materials run code built without them. */
-    r->params.kinds = PW_KINDS_BASIC;
-    for (uint32_t i = 0; i < scene->n_mats; i++)
-        r->params.kinds |= pw_material_kinds(&scene->mats[i]);
+    r->params.kinds = scene_kinds(scene);
     r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
     snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
     if (s.backend == PW_BACKEND_CUDA_MEGA || s.backend == PW_BACKEND_CUDA_WAVE) {

@@ -48,4 +48,27 @@ PW_HD pw_surface pw_surface_at(const pw_scene_view *s, pw_ray r, const pw_hit *h
     return sf;
 }
 
+/* Texture coordinates at a hit, computed only for textured materials (a
+ * pw_surface field would cost every path registers). Triangles interpolate
+ * their vertices' (u, v), (0, 0) when the mesh has none; spheres map
+ * longitude to u like the environment map (pw_env_dir_to_uv) and latitude
+ * to v, 0 at the bottom pole and 1 at the top (+y). */
+PW_HD void pw_surface_uv(const pw_scene_view *s, const pw_hit *h, const pw_surface *sf, float *u, float *v)
+{
+    if (h->prim < s->n_spheres) {
+        pw_vec3 n = sf->ng;
+        *u = (atan2f(n.x, -n.z) + PW_PI) * (0.5f * PW_INV_PI);
+        *v = 1.0f - acosf(pw_minf(1.0f, pw_maxf(-1.0f, n.y))) * PW_INV_PI;
+        return;
+    }
+    *u = *v = 0.0f;
+    if (!s->uv)
+        return;
+    const uint32_t *ix = s->tri_idx + 3 * (h->prim - s->n_spheres);
+    const float *t0 = s->uv + 2 * ix[0], *t1 = s->uv + 2 * ix[1], *t2 = s->uv + 2 * ix[2];
+    float w = 1.0f - h->u - h->v;
+    *u = w * t0[0] + h->u * t1[0] + h->v * t2[0];
+    *v = w * t0[1] + h->u * t1[1] + h->v * t2[1];
+}
+
 #endif

@@ -9,6 +9,7 @@
 #include "shade/camera.h"
 #include "shade/environment.h"
 #include "shade/light_sample.h"
+#include "shade/texture.h"
 
 /* Path flags. */
 #define PW_PATH_SPECULAR 1u        /* last vertex was the camera or a specular lobe: emission gets full weight */
@@ -133,6 +134,7 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
         return 0;
     pw_light_sample ls;
     uint32_t li = PW_NO_LIGHT;
+    int delta = 0;
     if (ul < s->env_prob) {
         /* The environment map: a direction by luminance, unbounded. */
         float pdf;
@@ -143,17 +145,23 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
         ls.Le = pw_env_radiance(&s->env, ls.wi);
     } else {
         li = pw_light_pick(s, (ul - s->env_prob) / (1.0f - s->env_prob));
-        if (!pw_light_sample_dir(s, li, sf->p, u1, u2, &ls) || ls.pdf <= 0.0f)
+        /* lights: scenes with point or distant lights run with kinds other
+         * than PW_KINDS_BASIC, so the basic megakernel compiles them out. */
+        delta = kinds != PW_KINDS_BASIC && pw_light_is_delta(s->lights[li].type);
+        int ok = delta ? pw_delta_light_sample(s, li, sf->p, &ls) : pw_light_sample_dir(s, li, sf->p, u1, u2, &ls);
+        if (!ok || ls.pdf <= 0.0f)
             return 0;
     }
     float bsdf_pdf;
     pw_vec3 f = pw_bsdf_eval_kinds(m, sf, p->ray.d, ls.wi, &bsdf_pdf, kinds);
     if (v3_is_zero(f))
         return 0;
-    float w = pw_power_heuristic(ls.pdf, bsdf_pdf);
+    /* lights: BSDF sampling never finds a point or distant light, so its
+     * own sample carries the full weight. */
+    float w = delta ? 1.0f : pw_power_heuristic(ls.pdf, bsdf_pdf);
     out->ray.o = pw_offset_origin(sf->p, sf->ng, ls.wi);
     out->ray.d = ls.wi;
-    if (li == PW_NO_LIGHT) {
+    if (li == PW_NO_LIGHT || ls.dist == PW_INF) {
         out->tmax = PW_INF;
     } else {
         pw_light l = s->lights[li];
@@ -173,6 +181,16 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     *n_shadows = 0;
     pw_surface sf = pw_surface_at(s, p->ray, h);
     const pw_material *m = &s->mats[sf.mat];
+    /* textures: a textured material is shaded through a copy with this
+     * point's albedo. Scenes with textures run with kinds other than
+     * PW_KINDS_BASIC, so the basic megakernel compiles this out. */
+    pw_material textured;
+    if (kinds != PW_KINDS_BASIC && PW_MAT_HAS_ALBEDO_TEX(m)) {
+        float u, v;
+        pw_surface_uv(s, h, &sf, &u, &v);
+        textured = pw_material_textured(s, m, u, v);
+        m = &textured;
+    }
     pw_path_add_emission(s, prm, p, &sf, m);
     if (p->depth >= prm->max_depth)
         return 0;

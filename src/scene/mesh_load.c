@@ -1,6 +1,7 @@
 /* Triangle mesh files (OBJ, PLY, glTF, ...) through assimp's C API. Materials
- * map to Lambert with the diffuse colour and emission; a camera frames the
- * model's bounds and a white sky lights it when nothing in it emits. */
+ * map to Lambert with the diffuse colour or texture and emission; a camera
+ * frames the model's bounds and a white sky lights it when nothing in it
+ * emits. */
 #include <assimp/cimport.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
@@ -14,12 +15,119 @@
 #include "core/error.h"
 #include "scene/scene.h"
 
-static pw_material convert_material(const struct aiMaterial *am)
+static uint32_t wrap_of(enum aiTextureMapMode m)
+{
+    return m == aiTextureMapMode_Clamp || m == aiTextureMapMode_Decal ? PW_WRAP_CLAMP
+           : m == aiTextureMapMode_Mirror                           ? PW_WRAP_MIRROR
+                                                                    : PW_WRAP_REPEAT;
+}
+
+/* A material's texture as written in the model: "*N" (or the name of an
+ * entry of as->mTextures) is embedded in the file, anything else a file
+ * path relative to the model's folder. */
+static pw_status load_model_texture(pw_scene *s, const char *model, const struct aiScene *as, const char *name,
+                                    uint32_t wrap, uint32_t *out)
+{
+    const struct aiTexture *emb = NULL;
+    if (name[0] == '*') {
+        char *end;
+        unsigned long i = strtoul(name + 1, &end, 10);
+        if (*end || end == name + 1 || i >= as->mNumTextures)
+            return pw_fail(PW_ERR_FORMAT, "embedded texture %s of %u", name, as->mNumTextures);
+        emb = as->mTextures[i];
+    }
+    for (unsigned i = 0; !emb && i < as->mNumTextures; i++)
+        if (strcmp(as->mTextures[i]->mFilename.data, name) == 0)
+            emb = as->mTextures[i];
+    char key[2048];
+    if (emb) {
+        snprintf(key, sizeof key, "%s:%s", model, name); /* the cache key: the model and the embedded name */
+        if (emb->mHeight == 0)
+            return pw_scene_decode_texture(s, emb->pcData, emb->mWidth, wrap, key, out);
+        /* Uncompressed: BGRA texels. */
+        if (emb->mWidth > 32768 || emb->mHeight > 32768)
+            return pw_fail(PW_ERR_FORMAT, "%s: embedded image of %ux%u texels", key, emb->mWidth, emb->mHeight);
+        size_t n = (size_t)emb->mWidth * emb->mHeight;
+        unsigned char *rgb8 = malloc(3 * n);
+        if (!rgb8)
+            return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", key);
+        for (size_t i = 0; i < n; i++) {
+            rgb8[3 * i] = emb->pcData[i].r;
+            rgb8[3 * i + 1] = emb->pcData[i].g;
+            rgb8[3 * i + 2] = emb->pcData[i].b;
+        }
+        pw_status st = pw_scene_add_texture_srgb8(s, rgb8, (int)emb->mWidth, (int)emb->mHeight, wrap, key, out);
+        free(rgb8);
+        return st;
+    }
+    const char *slash = strrchr(model, '/');
+    int dir = name[0] == '/' || !slash ? 0 : (int)(slash - model + 1);
+    snprintf(key, sizeof key, "%.*s%s", dir, model, name);
+    for (char *c = key + dir; *c; c++)
+        if (*c == '\\') /* paths written on Windows */
+            *c = '/';
+    return pw_scene_load_texture(s, key, wrap, out);
+}
+
+/* The base colour texture of a material, if any. glTF defines the base
+ * colour as factor times texture; for the diffuse map of other formats (an
+ * MTL's map_Kd) the texture replaces the colour, as exporters write a
+ * default Kd beside map_Kd. A texture that cannot be read is a warning: the
+ * material keeps its colour. */
+static pw_status attach_albedo_texture(pw_scene *s, const char *model, const struct aiScene *as,
+                                       const struct aiMaterial *am, pw_material *m)
+{
+    struct aiString name;
+    enum aiTextureMapMode mode[2] = {aiTextureMapMode_Wrap, aiTextureMapMode_Wrap};
+    int base = aiGetMaterialTexture(am, aiTextureType_BASE_COLOR, 0, &name, NULL, NULL, NULL, NULL, mode, NULL) ==
+               aiReturn_SUCCESS;
+    if (!base &&
+        aiGetMaterialTexture(am, aiTextureType_DIFFUSE, 0, &name, NULL, NULL, NULL, NULL, mode, NULL) != aiReturn_SUCCESS)
+        return PW_OK;
+    uint32_t tex;
+    pw_status st = load_model_texture(s, model, as, name.data, PW_WRAP_UV(wrap_of(mode[0]), wrap_of(mode[1])), &tex);
+    if (st == PW_ERR_OUT_OF_MEMORY)
+        return st;
+    if (st != PW_OK) {
+        struct aiString mname = {0};
+        aiGetMaterialString(am, AI_MATKEY_NAME, &mname);
+        pw_scene_warn(s, "%s: material '%s': texture '%s' not used (%s); the material keeps its colour", model,
+                      mname.data, name.data, pw_last_error());
+        return PW_OK;
+    }
+    if (base) {
+        struct aiColor4D f;
+        if (aiGetMaterialColor(am, AI_MATKEY_BASE_COLOR, &f) == aiReturn_SUCCESS)
+            m->albedo = v3(f.r, f.g, f.b);
+    } else {
+        m->albedo = v3s(1.0f);
+    }
+    PW_MAT_SET_ALBEDO_TEX(m, tex);
+    return PW_OK;
+}
+
+static pw_status convert_material(pw_scene *s, const char *model, const struct aiScene *as,
+                                  const struct aiMaterial *am, pw_material *out)
 {
     struct aiColor4D kd = {0.8f, 0.8f, 0.8f, 1.0f}, ke = {0, 0, 0, 1};
     aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &kd);
     aiGetMaterialColor(am, AI_MATKEY_COLOR_EMISSIVE, &ke);
-    return pw_emissive(pw_lambert(kd.r, kd.g, kd.b), ke.r, ke.g, ke.b);
+    *out = pw_emissive(pw_lambert(kd.r, kd.g, kd.b), ke.r, ke.g, ke.b);
+    /* An emissive texture scales the emissive colour (glTF: factor times
+     * texture, mostly black on a model like DamagedHelmet). Without
+     * emission textures, the factor alone would make the whole surface a
+     * lamp, so such a material does not emit. */
+    struct aiString emap;
+    if (!v3_is_zero(out->emission) &&
+        aiGetMaterialTexture(am, aiTextureType_EMISSIVE, 0, &emap, NULL, NULL, NULL, NULL, NULL, NULL) ==
+            aiReturn_SUCCESS) {
+        struct aiString mname = {0};
+        aiGetMaterialString(am, AI_MATKEY_NAME, &mname);
+        pw_scene_warn(s, "%s: material '%s': emissive texture '%s' not supported; the material does not emit", model,
+                      mname.data, emap.data);
+        out->emission = v3s(0.0f);
+    }
+    return attach_albedo_texture(s, model, as, am, out);
 }
 
 static pw_status add_ai_mesh(pw_scene *s, const char *path, const struct aiMesh *m, uint32_t mat_base)
@@ -135,7 +243,9 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     int emits = 0;
     uint32_t mat_base = s ? s->n_mats : 0;
     for (unsigned i = 0; st == PW_OK && i < as->mNumMaterials; i++) {
-        pw_material m = convert_material(as->mMaterials[i]);
+        pw_material m;
+        if ((st = convert_material(s, path, as, as->mMaterials[i], &m)) != PW_OK)
+            break;
         emits |= !v3_is_zero(m.emission);
         if (pw_scene_add_material(s, m) == UINT32_MAX)
             st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);

@@ -1,6 +1,7 @@
 #include "scene/scene.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,111 @@ pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c,
     return PW_OK;
 }
 
+/* Appends a table entry t, remembering key (may be NULL) for the cache. */
+static pw_status append_texture(pw_scene *s, pw_texture t, const char *key, uint32_t *out)
+{
+    if (s->n_textures >= PW_MAT_MAX_TEXTURES)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: more than %u textures", s->name, PW_MAT_MAX_TEXTURES);
+    uint32_t cap = s->cap_textures;
+    char *k = key ? strdup(key) : NULL;
+    if ((key && !k) || !grow((void **)&s->textures, &cap, s->n_textures + 1, sizeof *s->textures) ||
+        !grow((void **)&s->tex_keys, &s->cap_textures, s->n_textures + 1, sizeof *s->tex_keys)) {
+        free(k);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a texture", s->name);
+    }
+    s->textures[s->n_textures] = t;
+    s->tex_keys[s->n_textures] = k;
+    *out = s->n_textures++;
+    return PW_OK;
+}
+
+pw_status pw_scene_add_texture(pw_scene *s, const float *rgb, int w, int h, uint32_t wrap, const char *key,
+                               uint32_t *out)
+{
+    const char *what = key ? key : s->name;
+    if (w < 1 || h < 1 || w > 32768 || h > 32768)
+        return pw_fail(PW_ERR_FORMAT, "%s: texture size %dx%d out of range (1..32768)", what, w, h);
+    size_t n = (size_t)w * (size_t)h;
+    for (size_t i = 0; i < 3 * n; i++)
+        if (!isfinite(rgb[i]) || rgb[i] < 0.0f)
+            return pw_fail(PW_ERR_FORMAT, "%s: texel (%zu, %zu) is negative or not finite", what, i / 3 % (size_t)w,
+                           i / 3 / (size_t)w);
+    if ((uint64_t)s->n_texels + n > 0x7fffffffu) /* keeps texel offsets and 3 * offset in range */
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: the scene's textures exceed 2^31 texels", what);
+    if (!grow((void **)&s->texels, &s->cap_texels, s->n_texels + (uint32_t)n, 3 * sizeof *s->texels))
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for a %dx%d texture", what, w, h);
+    pw_texture t = {s->n_texels, (uint32_t)w, (uint32_t)h, wrap};
+    pw_status st = append_texture(s, t, key, out);
+    if (st != PW_OK)
+        return st;
+    memcpy(s->texels + 3 * (size_t)s->n_texels, rgb, 3 * n * sizeof *rgb);
+    s->n_texels += (uint32_t)n;
+    return PW_OK;
+}
+
+uint32_t pw_scene_find_texture(pw_scene *s, const char *key, uint32_t wrap)
+{
+    uint32_t same_pixels = UINT32_MAX;
+    for (uint32_t i = 0; i < s->n_textures; i++) {
+        if (!s->tex_keys[i] || strcmp(s->tex_keys[i], key) != 0)
+            continue;
+        if (s->textures[i].wrap == wrap)
+            return i;
+        same_pixels = i;
+    }
+    if (same_pixels == UINT32_MAX)
+        return UINT32_MAX;
+    pw_texture t = s->textures[same_pixels];
+    t.wrap = wrap;
+    uint32_t out;
+    return append_texture(s, t, key, &out) == PW_OK ? out : UINT32_MAX;
+}
+
+void pw_scene_warn(pw_scene *s, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    s->n_warnings++;
+    size_t used = strlen(s->warning_log);
+    if (used + strlen(line) + 2 <= sizeof s->warning_log)
+        snprintf(s->warning_log + used, sizeof s->warning_log - used, "%s\n", line);
+}
+
+static int finite3(pw_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+
+static pw_status add_delta_light(pw_scene *s, uint32_t type, pw_vec3 v, pw_vec3 L, const char *what)
+{
+    if (!finite3(v) || !finite3(L) || L.x < 0.0f || L.y < 0.0f || L.z < 0.0f)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: %s light with a non-finite %s or a negative or non-finite power",
+                       s->name, what, type == PW_LIGHT_POINT ? "position" : "direction");
+    uint32_t cap = s->cap_delta_lights;
+    if (!grow((void **)&s->delta_lights, &cap, s->n_delta_lights + 1, sizeof *s->delta_lights) ||
+        !grow((void **)&s->delta_type, &s->cap_delta_lights, s->n_delta_lights + 1, sizeof *s->delta_type))
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a %s light", s->name, what);
+    s->delta_lights[s->n_delta_lights].v = v;
+    s->delta_lights[s->n_delta_lights].L = L;
+    s->delta_type[s->n_delta_lights++] = type;
+    s->prepared = 0;
+    return PW_OK;
+}
+
+pw_status pw_scene_add_point_light(pw_scene *s, pw_vec3 pos, pw_vec3 intensity)
+{
+    return add_delta_light(s, PW_LIGHT_POINT, pos, intensity, "point");
+}
+
+pw_status pw_scene_add_distant_light(pw_scene *s, pw_vec3 dir, pw_vec3 irradiance)
+{
+    float len = v3_len(dir);
+    if (!(len > 0.0f) || !isfinite(len))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: distant light with a zero or non-finite direction", s->name);
+    /* Stored as the unit direction toward the light, what sampling needs. */
+    return add_delta_light(s, PW_LIGHT_DISTANT, v3_scale(dir, -1.0f / len), irradiance, "distant");
+}
+
 pw_material pw_lambert(float r, float g, float b)
 {
     pw_material m;
@@ -220,6 +326,13 @@ void pw_scene_free(pw_scene *s)
     free(s->tri_idx);
     free(s->tri_mat);
     free(s->mats);
+    for (uint32_t i = 0; i < s->n_textures; i++)
+        free(s->tex_keys[i]);
+    free(s->tex_keys);
+    free(s->textures);
+    free(s->texels);
+    free(s->delta_lights);
+    free(s->delta_type);
     pw_bvh_free(&s->bvh);
     pw_light_table_free(&s->lights);
     free(s);
@@ -268,6 +381,10 @@ static pw_status validate(const pw_scene *s)
         if (s->tri_mat[i] >= s->n_mats)
             return pw_fail(PW_ERR_FORMAT, "%s: triangle %u names material %u of %u", s->name, i, s->tri_mat[i],
                            s->n_mats);
+    for (uint32_t i = 0; i < s->n_mats; i++)
+        if (PW_MAT_HAS_ALBEDO_TEX(&s->mats[i]) && PW_MAT_ALBEDO_TEX(&s->mats[i]) >= s->n_textures)
+            return pw_fail(PW_ERR_FORMAT, "%s: material %u names texture %u of %u", s->name, i,
+                           PW_MAT_ALBEDO_TEX(&s->mats[i]), s->n_textures);
     if (s->n_spheres + (uint64_t)s->n_tris == 0)
         return pw_fail(PW_ERR_FORMAT, "%s: the scene has no geometry", s->name);
     if (s->n_spheres + (uint64_t)s->n_tris >= PW_NO_HIT)
@@ -393,6 +510,9 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     v.n_tris = s->n_tris;
     v.mats = s->mats;
     v.n_mats = s->n_mats;
+    v.textures = s->textures;
+    v.texels = s->texels;
+    v.n_textures = s->n_textures;
     v.nodes = s->bvh.nodes;
     v.prim_ref = s->bvh.prim_ref;
     v.lights = s->lights.lights;
@@ -401,6 +521,7 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     v.alias_idx = s->lights.alias_idx;
     v.prim_light = s->lights.prim_light;
     v.n_lights = s->lights.count;
+    v.delta_lights = s->delta_lights;
     v.env = s->env;
     /* Half the light samples go to the map when there are other lights. */
     v.env_prob = s->env.type == PW_ENV_MAP ? (s->lights.count ? 0.5f : 1.0f) : 0.0f;
@@ -436,6 +557,9 @@ void pw_scene_get_info(const pw_scene *s, pw_scene_info *info)
     info->spheres = s->n_spheres;
     info->triangles = s->n_tris;
     info->materials = s->n_mats;
+    info->textures = s->n_textures;
+    info->warnings = s->n_warnings;
+    info->warning_log = s->warning_log;
     info->lights = s->prepared ? s->lights.count : 0;
     info->bvh_nodes = s->prepared ? s->bvh.n_nodes : 0;
     info->bvh_build_ms = s->prepared ? s->bvh.build_ms : 0.0;
@@ -464,14 +588,14 @@ void pw_scene_get_camera(const pw_scene *s, pw_camera_params *cam)
     cam->focus_dist = s->cam.focus_dist;
 }
 
-static int finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+static int finite3f(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
 pw_status pw_scene_set_camera(pw_scene *s, const pw_camera_params *c)
 {
     static const char *const vec_names[3] = {"look_from", "look_at", "up"};
     const float *vecs[3] = {c->look_from, c->look_at, c->up};
     for (int i = 0; i < 3; i++)
-        if (!finite3(vecs[i]))
+        if (!finite3f(vecs[i]))
             return pw_fail(PW_ERR_INVALID_ARGUMENT, "camera: %s (%g, %g, %g) is not finite", vec_names[i], vecs[i][0],
                            vecs[i][1], vecs[i][2]);
     if (!(c->vfov_deg > 0.0f && c->vfov_deg < 180.0f))

@@ -44,6 +44,22 @@ struct pw_scene {
     pw_material *mats;
     uint32_t n_mats, cap_mats;
 
+    /* textures: the table, what each entry was loaded from (the cache's
+     * keys: one file is decoded once), and the pixel pool. */
+    pw_texture *textures;
+    char **tex_keys;
+    uint32_t n_textures, cap_textures;
+    float *texels; /* 3 floats per texel */
+    uint32_t n_texels, cap_texels;
+
+    /* lights: point and distant lights (pw_light_type says which). */
+    pw_delta_light *delta_lights;
+    uint32_t *delta_type;
+    uint32_t n_delta_lights, cap_delta_lights;
+
+    uint32_t n_warnings;
+    char warning_log[1024]; /* the first warnings, one per line */
+
     pw_env env;
     float *env_map, *env_marginal, *env_cond; /* owned arrays behind env when it is a map */
     pw_camera_desc cam;
@@ -63,6 +79,35 @@ uint32_t pw_scene_add_vertices(pw_scene *s, const pw_vec3 *p, const pw_vec3 *n, 
 /* Texture coordinates (u, v pairs) of vertices [first, first + count). */
 pw_status pw_scene_set_uvs(pw_scene *s, uint32_t first, const float *uv, uint32_t count);
 pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c, uint32_t mat);
+
+/* textures: appends a w x h linear RGB image (row 0 at the top, texels
+ * finite and not negative) to the texel pool; *out gets its texture index.
+ * key (NULL for none) names it for pw_scene_find_texture. */
+pw_status pw_scene_add_texture(pw_scene *s, const float *rgb, int w, int h, uint32_t wrap, const char *key,
+                               uint32_t *out);
+/* textures: the texture cached under key with this wrap, creating an entry
+ * that shares the pixels when only the wrap differs; UINT32_MAX if none. */
+uint32_t pw_scene_find_texture(pw_scene *s, const char *key, uint32_t wrap);
+/* textures: an image file (8-bit sRGB decoded; .hdr, .exr, .pfm linear) as
+ * a texture, decoded once per path however often it is asked for. */
+pw_status pw_scene_load_texture(pw_scene *s, const char *path, uint32_t wrap, uint32_t *out);
+/* textures: w x h 8-bit sRGB texels (3 bytes each, row 0 at the top). */
+pw_status pw_scene_add_texture_srgb8(pw_scene *s, const unsigned char *rgb8, int w, int h, uint32_t wrap,
+                                     const char *key, uint32_t *out);
+/* textures: a compressed image in memory (PNG, JPEG, ... as embedded in a
+ * .glb), cached under key. */
+pw_status pw_scene_decode_texture(pw_scene *s, const void *data, size_t n, uint32_t wrap, const char *key,
+                                  uint32_t *out);
+/* Records a problem that does not stop loading (pw_scene_info.warnings). */
+void pw_scene_warn(pw_scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* lights: a point light at pos radiating intensity (W/sr per channel)
+ * equally in all directions. */
+pw_status pw_scene_add_point_light(pw_scene *s, pw_vec3 pos, pw_vec3 intensity);
+/* lights: a distant light (a sun at infinity) whose light travels along
+ * dir, giving irradiance on a surface that faces it (pbrt's "L" times its
+ * scale). */
+pw_status pw_scene_add_distant_light(pw_scene *s, pw_vec3 dir, pw_vec3 irradiance);
 
 pw_material pw_lambert(float r, float g, float b);
 pw_material pw_metal(float r, float g, float b, float roughness);

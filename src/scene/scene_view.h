@@ -19,7 +19,9 @@ enum pw_material_type {
 /* Types from PW_MAT_CONDUCTOR on are microfacet materials (PW_KINDS_ALL). */
 
 /* 64 bytes. Any material may emit; emission is one-sided (front face)
- * unless PW_MATF_TWO_SIDED is set. Spheres are always seen from outside. */
+ * unless PW_MATF_TWO_SIDED is set. Spheres are always seen from outside.
+ * flags: bit 0 PW_MATF_TWO_SIDED; bits 8..31 an albedo texture (index + 1,
+ * 0 for none; PW_MAT_ALBEDO_TEX below), whose texel multiplies albedo. */
 typedef struct pw_material {
     pw_vec3 albedo;   /* 12: reflectance or tint */
     uint32_t type;    /*  4: enum pw_material_type */
@@ -37,6 +39,28 @@ PW_SIZE_CHECK(pw_material, 64);
 PW_HD float pw_material_metallic(const pw_material *m) { return m->eta.x; }
 
 #define PW_MATF_TWO_SIDED 1u
+
+/* textures: the albedo texture in bits 8..31 of a material's flags. */
+#define PW_MATF_TEX_SHIFT 8u
+#define PW_MAT_MAX_TEXTURES 0xfffffeu
+#define PW_MAT_HAS_ALBEDO_TEX(m) (((m)->flags >> PW_MATF_TEX_SHIFT) != 0u)
+#define PW_MAT_ALBEDO_TEX(m) (((m)->flags >> PW_MATF_TEX_SHIFT) - 1u) /* valid when PW_MAT_HAS_ALBEDO_TEX */
+#define PW_MAT_SET_ALBEDO_TEX(m, tex)                                                                         \
+    ((m)->flags = ((m)->flags & ((1u << PW_MATF_TEX_SHIFT) - 1u)) | (((uint32_t)(tex) + 1u) << PW_MATF_TEX_SHIFT))
+
+/* textures: how coordinates outside [0, 1) map into an image. */
+enum pw_wrap { PW_WRAP_REPEAT = 0, PW_WRAP_CLAMP = 1, PW_WRAP_MIRROR = 2 };
+#define PW_WRAP_UV(wu, wv) ((uint32_t)(wu) | ((uint32_t)(wv) << 2))
+
+/* textures: 16 bytes. An image of w x h linear RGB texels in the scene's
+ * texel pool (3 floats each), row 0 at the top, from texel `offset` on.
+ * Several entries may share pixels (one file, different wrap modes). */
+typedef struct pw_texture {
+    uint32_t offset; /* first texel in the pool */
+    uint32_t w, h;
+    uint32_t wrap;   /* PW_WRAP_UV(wrap in u, wrap in v) */
+} pw_texture;
+PW_SIZE_CHECK(pw_texture, 16);
 
 /* 16 bytes: centre and radius. Its material sits in sphere_mat[]. */
 typedef struct pw_sphere {
@@ -79,15 +103,26 @@ typedef struct pw_camera {
     float lens_radius;
 } pw_camera;
 
-enum pw_light_type { PW_LIGHT_SPHERE = 0, PW_LIGHT_TRIANGLE = 1 };
+/* lights: POINT and DISTANT are delta lights (docs/TEXTURES_LIGHTS.md). */
+enum pw_light_type { PW_LIGHT_SPHERE = 0, PW_LIGHT_TRIANGLE = 1, PW_LIGHT_POINT = 2, PW_LIGHT_DISTANT = 3 };
 
 /* 8 bytes: an emissive primitive. prim is in the unified primitive space
- * (spheres first, then triangles). */
+ * (spheres first, then triangles); for a point or distant light it is an
+ * index into delta_lights. */
 typedef struct pw_light {
     uint32_t type;
     uint32_t prim;
 } pw_light;
 PW_SIZE_CHECK(pw_light, 8);
+
+/* lights: 24 bytes. A light no ray can hit: a point light (v: position,
+ * L: intensity, W/sr per channel) or a distant light (v: unit direction
+ * toward it, L: irradiance on a surface facing it). */
+typedef struct pw_delta_light {
+    pw_vec3 v;
+    pw_vec3 L;
+} pw_delta_light;
+PW_SIZE_CHECK(pw_delta_light, 24);
 
 
 typedef struct pw_scene_view {
@@ -105,6 +140,10 @@ typedef struct pw_scene_view {
     const pw_material *mats;
     uint32_t n_mats;
 
+    const pw_texture *textures; /* textures: the table materials index */
+    const float *texels;        /* textures: the pixel pool, 3 floats per texel */
+    uint32_t n_textures;
+
     const pw_bvh_node *nodes;
     const uint32_t *prim_ref; /* BVH leaf order -> primitive id */
 
@@ -114,6 +153,7 @@ typedef struct pw_scene_view {
     const uint32_t *alias_idx;
     const uint32_t *prim_light;   /* primitive id -> light index, or PW_NO_LIGHT */
     uint32_t n_lights;
+    const pw_delta_light *delta_lights; /* lights: point and distant lights, which lights[] index */
 
     const void *cpu_bvh8; /* CPU only: an 8-wide BVH traced instead of nodes (accel/bvh8_cpu.h) */
     uint32_t flat_spheres; /* spheres only and few of them: test them all, no BVH (the GPU keeps them in shared memory) */

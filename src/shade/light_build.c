@@ -1,17 +1,23 @@
-/* The light table: every emissive primitive, chosen in proportion to its
- * emitted power through an alias table (Vose's method) so that drawing a
- * light costs O(1) whatever their number. */
+/* The light table: every emissive primitive and every point and distant
+ * light, chosen in proportion to its emitted power through an alias table
+ * (Vose's method) so that drawing a light costs O(1) whatever their number. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "scene/scene.h"
 
+/* Luminance, or the mean of the channels for colours without luminance. */
+static float power_weight(pw_vec3 c)
+{
+    float l = v3_luminance(c);
+    return l > 0.0f ? l : (c.x + c.y + c.z) / 3.0f;
+}
+
 static float prim_power(const pw_scene *s, uint32_t prim, const pw_material *m)
 {
-    float le = v3_luminance(m->emission);
-    if (le <= 0.0f)
-        le = (m->emission.x + m->emission.y + m->emission.z) / 3.0f;
+    float le = power_weight(m->emission);
     if (prim < s->n_spheres) {
         float r = s->spheres[prim].r;
         return le * PW_PI * 4.0f * PW_PI * r * r;
@@ -25,6 +31,29 @@ static float prim_power(const pw_scene *s, uint32_t prim, const pw_material *m)
 static const pw_material *prim_material(const pw_scene *s, uint32_t prim)
 {
     return &s->mats[prim < s->n_spheres ? s->sphere_mat[prim] : s->tri_mat[prim - s->n_spheres]];
+}
+
+/* lights: radius of a sphere around all geometry, for the power a distant
+ * light sends into the scene. */
+static float scene_radius(const pw_scene *s)
+{
+    pw_vec3 lo = v3s(PW_INF), hi = v3s(-PW_INF);
+    for (uint32_t p = 0; p < s->n_spheres + s->n_tris; p++) {
+        float bmin[3], bmax[3];
+        pw_prim_bounds(s, p, bmin, bmax);
+        lo = v3_min(lo, v3(bmin[0], bmin[1], bmin[2]));
+        hi = v3_max(hi, v3(bmax[0], bmax[1], bmax[2]));
+    }
+    float r = 0.5f * v3_len(v3_sub(hi, lo));
+    return r > 0.0f && isfinite(r) ? r : 1.0f;
+}
+
+/* lights: power of a point light (4 pi I) or of a distant light over the
+ * disc the scene's bounding sphere casts (pi r^2 E), as pbrt estimates it. */
+static float delta_power(const pw_scene *s, uint32_t i, float radius)
+{
+    float w = power_weight(s->delta_lights[i].L);
+    return s->delta_type[i] == PW_LIGHT_POINT ? 4.0f * PW_PI * w : PW_PI * radius * radius * w;
 }
 
 /* Vose's alias method: split probabilities into "small" and "large" and pair
@@ -64,6 +93,8 @@ pw_status pw_light_table_build(const pw_scene *s, pw_light_table *t)
     for (uint32_t p = 0; p < n_prims; p++)
         if (!v3_is_zero(prim_material(s, p)->emission))
             n++;
+    for (uint32_t i = 0; i < s->n_delta_lights; i++)
+        n += !v3_is_zero(s->delta_lights[i].L);
     t->prim_light = malloc((size_t)n_prims * sizeof *t->prim_light);
     if (!t->prim_light)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the light table", s->name);
@@ -90,6 +121,15 @@ pw_status pw_light_table_build(const pw_scene *s, pw_light_table *t)
         t->pmf[t->count] = prim_power(s, p, m);
         total += t->pmf[t->count];
         t->prim_light[p] = t->count++;
+    }
+    float radius = s->n_delta_lights ? scene_radius(s) : 0.0f;
+    for (uint32_t i = 0; i < s->n_delta_lights; i++) {
+        if (v3_is_zero(s->delta_lights[i].L))
+            continue;
+        t->lights[t->count].type = s->delta_type[i];
+        t->lights[t->count].prim = i;
+        t->pmf[t->count] = delta_power(s, i, radius);
+        total += t->pmf[t->count++];
     }
     for (uint32_t i = 0; i < n; i++)
         t->pmf[i] = total > 0.0 ? (float)(t->pmf[i] / total) : 1.0f / (float)n;

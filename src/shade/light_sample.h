@@ -38,12 +38,42 @@ PW_HD int pw_emits_toward(const pw_material *m, int front, int is_sphere)
     return is_sphere || front || (m->flags & PW_MATF_TWO_SIDED);
 }
 
-/* Samples a point on light li as seen from p. Returns 0 when it cannot
+/* lights: point and distant lights have no area for a ray to hit, so their
+ * one direction is taken with MIS weight 1. */
+PW_HD int pw_light_is_delta(uint32_t type) { return type >= PW_LIGHT_POINT; }
+
+/* lights: the direction to a point or distant light; pdf is then the
+ * discrete probability of choosing the light. */
+PW_HD int pw_delta_light_sample(const pw_scene_view *s, uint32_t li, pw_vec3 p, pw_light_sample *ls)
+{
+    pw_light l = s->lights[li];
+    pw_delta_light d = s->delta_lights[l.prim];
+    ls->pdf = s->light_pmf[li] * (1.0f - s->env_prob);
+    if (l.type == PW_LIGHT_DISTANT) {
+        ls->wi = d.v;
+        ls->dist = PW_INF;
+        ls->Le = d.L;
+        return 1;
+    }
+    pw_vec3 to = v3_sub(d.v, p);
+    float d2 = v3_len2(to);
+    if (!(d2 > 0.0f))
+        return 0;
+    ls->dist = sqrtf(d2);
+    ls->wi = v3_scale(to, 1.0f / ls->dist);
+    ls->Le = v3_scale(d.L, 1.0f / d2); /* intensity falls off as 1 / d^2 */
+    return 1;
+}
+
+/* Samples a point on area light li (sphere or triangle; delta lights go
+ * through pw_delta_light_sample) as seen from p. Returns 0 when it cannot
  * contribute (p inside a sphere light, behind a one-sided emitter). */
 PW_HD int pw_light_sample_dir(const pw_scene_view *s, uint32_t li, pw_vec3 p, float u1, float u2, pw_light_sample *ls)
 {
     pw_light l = s->lights[li];
     float pmf = s->light_pmf[li] * (1.0f - s->env_prob);
+    if (pw_light_is_delta(l.type)) /* never here from a caller that knows them; no area to sample */
+        return 0;
     if (l.type == PW_LIGHT_SPHERE) {
         pw_sphere sp = s->spheres[l.prim];
         pw_vec3 to_c = v3_sub(sp.c, p);

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "api/renderer.h"
+#include "scene/scene.h"
 #include "pathwave.h"
 
 typedef struct image {
@@ -165,6 +166,50 @@ static void test_agree_conductor(void **state)
     pw_scene_free(s);
 }
 
+/* textures: the Duck's embedded base colour texture (texel pool and table
+ * in device memory, triangle uv), and a sphere wearing the same texture
+ * (spherical uv) in front of it. */
+static void test_agree_textures(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    char path[1024];
+    if (!pw_test_shared_file("scenes/gltf-samples/Duck.glb", path, sizeof path))
+        PW_SKIP("%s is absent", path);
+    pw_scene *s;
+    assert_int_equal(pw_scene_load(path, &s), PW_OK);
+    assert_true(s->n_textures >= 1);
+    pw_material m = pw_lambert(1, 1, 1);
+    PW_MAT_SET_ALBEDO_TEX(&m, 0);
+    pw_vec3 lo = s->pos[0], hi = lo;
+    for (uint32_t i = 1; i < s->n_verts; i++) {
+        lo = v3_min(lo, s->pos[i]);
+        hi = v3_max(hi, s->pos[i]);
+    }
+    pw_vec3 ext = v3_sub(hi, lo), c = v3_scale(v3_add(lo, hi), 0.5f);
+    pw_vec3 at = v3_add(c, v3(-0.3f * ext.x, -0.25f * ext.y, 0.6f * ext.z));
+    assert_int_equal(pw_scene_add_sphere(s, at, 0.2f * ext.y, pw_scene_add_material(s, m)), PW_OK);
+    check_agreement("textured duck and sphere", s, 128, 96, 4);
+    pw_scene_free(s);
+}
+
+/* lights: a point light inside the Cornell box and a distant light shining
+ * in through its open front, beside its area light: the delta lights in
+ * device memory, picked by the alias table with the area light. */
+static void test_agree_delta_lights(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    pw_scene *s;
+    assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
+    assert_int_equal(pw_scene_add_point_light(s, v3(0.4f, 1.6f, 0.3f), v3(2.0f, 2.0f, 1.5f)), PW_OK);
+    assert_int_equal(pw_scene_add_distant_light(s, v3(-0.3f, -0.4f, -1.0f), v3(1.0f, 1.5f, 2.0f)), PW_OK);
+    check_agreement("cornell with point and distant lights", s, 96, 96, 8);
+    pw_scene_free(s);
+}
+
 /* Ray splitting on both GPU backends: the wavefront's children take slots
  * through the warp-level allocator with lanes of a warp splitting or not, so
  * a wrong prefix there shows as lost or doubled paths. */
@@ -224,6 +269,8 @@ int main(void)
         cmocka_unit_test(test_agree_split),
         cmocka_unit_test(test_agree_envmap),
         cmocka_unit_test(test_agree_conductor),
+        cmocka_unit_test(test_agree_textures),
+        cmocka_unit_test(test_agree_delta_lights),
         cmocka_unit_test(test_out_of_device_memory),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

@@ -49,6 +49,8 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     UP(tri_idx, 3 * (size_t)host->n_tris, "triangle indices");
     UP(tri_mat, host->n_tris, "triangle materials");
     UP(mats, host->n_mats, "materials");
+    UP(textures, host->n_textures, "texture table");
+    UP(texels, 3 * (size_t)s->n_texels, "texture pixels");
     UP(nodes, s->bvh.n_nodes, "BVH nodes");
     UP(prim_ref, s->bvh.n_refs, "BVH primitive references");
     UP(lights, host->n_lights, "lights");
@@ -56,6 +58,7 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     UP(alias_prob, host->n_lights, "light alias table");
     UP(alias_idx, host->n_lights, "light alias table");
     UP(prim_light, n_prims, "primitive-to-light map");
+    UP(delta_lights, s->n_delta_lights, "point and distant lights");
     if (host->env.type == PW_ENV_MAP) {
         const pw_env *e = &host->env;
         size_t w = e->w, h = e->h;

@@ -6,7 +6,7 @@
 
 typedef struct pw_cuda_scene {
     pw_scene_view view;  /* device pointers; what kernels take by value */
-    void *allocs[24];
+    void *allocs[32];
     int n_allocs;
     size_t bytes;
 } pw_cuda_scene;
