@@ -15,6 +15,8 @@ typedef struct pw_camera_desc {
     float vfov_deg;    /* vertical field of view */
     float aperture;    /* lens diameter; 0 = pinhole */
     float focus_dist;  /* 0 = distance to look_at */
+    int fov_short_axis; /* vfov_deg is the field of view of the shorter image axis (pbrt's fov) */
+    int mirror_x;       /* image x runs along -(up x back): pbrt cameras whose transform keeps handedness */
 } pw_camera_desc;
 
 typedef struct pw_light_table {
