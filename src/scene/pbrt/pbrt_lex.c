@@ -115,6 +115,7 @@ static pw_status lex_string(pbrt_lexer *lx, pbrt_token *t)
 static pw_status lex_number(pbrt_lexer *lx, pbrt_token *t)
 {
     char tmp[64];
+    t->kind = PBRT_WORD; /* shown as written in messages */
     if (t->len >= sizeof tmp)
         return pbrt_error_at(lx->path, t->line, t->col, "expected a number, got a %zu-character token", t->len);
     memcpy(tmp, t->text, t->len);

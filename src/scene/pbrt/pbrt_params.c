@@ -156,11 +156,11 @@ static pw_status add_value(pbrt_lexer *lx, pbrt_param *p, uint32_t *cap, const p
 static pw_status check_count(pbrt_lexer *lx, const pbrt_param *p)
 {
     int a = arity(p->type);
+    if (p->type == PBRT_P_RGB && p->n != 3)
+        return pbrt_error_at(lx->path, p->line, p->col, "\"rgb %s\": needs 3 values, got %u", p->name, p->n);
     if (p->n % (uint32_t)a != 0)
         return pbrt_error_at(lx->path, p->line, p->col, "\"%s %s\": %u values are not a multiple of %d",
                              pbrt_ptype_name(p->type), p->name, p->n, a);
-    if (p->type == PBRT_P_RGB && p->n != 3)
-        return pbrt_error_at(lx->path, p->line, p->col, "\"rgb %s\": needs 3 values, got %u", p->name, p->n);
     if (p->type == PBRT_P_SPECTRUM && p->num && p->n % 2 != 0)
         return pbrt_error_at(lx->path, p->line, p->col, "\"spectrum %s\": needs (wavelength, value) pairs, got %u values",
                              p->name, p->n);
