@@ -194,6 +194,13 @@ static pw_status parse_values(pbrt_lexer *lx, pbrt_param *p)
         if (t.kind == PBRT_EOF || t.kind == PBRT_LBRACK)
             return pbrt_error_at(lx->path, t.line, t.col, "\"%s %s\": expected ']' to close the values opened at %d:%d",
                                  pbrt_ptype_name(p->type), p->name, p->line, p->col);
+        /* Directives start with a capital: one inside the values means a ']' is missing. */
+        if (t.kind == PBRT_WORD && t.text[0] >= 'A' && t.text[0] <= 'Z' && !pbrt_tok_is(&t, "NaN") &&
+            !pbrt_tok_is(&t, "Inf") && !pbrt_tok_is(&t, "Infinity")) {
+            char shown[80];
+            return pbrt_error_at(lx->path, t.line, t.col, "\"%s %s\": expected ']' to close the values opened at %d:%d, got %s",
+                                 pbrt_ptype_name(p->type), p->name, p->line, p->col, pbrt_tok_show(&t, shown, sizeof shown));
+        }
         if ((st = add_value(lx, p, &cap, &t)) != PW_OK)
             return st;
     }
