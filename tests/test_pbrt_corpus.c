@@ -13,7 +13,8 @@ static const char *corpus_dir = "tests/corpus/pbrt";
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The text after "# error: " on the file's first line. */
+/* The text after "# error: " on the file's first line, with $DIR standing
+ * for the corpus folder (in the names of files the scene refers to). */
 static void expected_message(const char *path, char *buf, size_t n)
 {
     FILE *f = fopen(path, "rb");
@@ -26,7 +27,19 @@ static void expected_message(const char *path, char *buf, size_t n)
     const char *tag = "# error: ";
     if (strncmp(line, tag, strlen(tag)) != 0)
         fail_msg("%s: the first line must be '# error: <message>'", path);
-    snprintf(buf, n, "%s", line + strlen(tag));
+    const char *src = line + strlen(tag);
+    size_t k = 0;
+    while (*src && k + 1 < n) {
+        if (strncmp(src, "$DIR", 4) == 0) {
+            k += (size_t)snprintf(buf + k, n - k, "%s", corpus_dir);
+            src += 4;
+        } else {
+            buf[k++] = *src++;
+        }
+        if (k >= n)
+            fail_msg("%s: expected message too long", path);
+    }
+    buf[k] = '\0';
 }
 
 static void corpus_fails_cleanly(void **state)
