@@ -277,6 +277,35 @@ static void include_resolves_relative_paths(void **state)
     rmdir(sub);
 }
 
+/* A PLY file next to the scene, read through assimp: its quad arrives as
+ * two triangles under the shape's transform. */
+static void plymesh_loads_relative_to_scene(void **state)
+{
+    (void)state;
+    char ply[256], main_path[256];
+    write_file("quad.ply",
+               "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+               "element face 1\nproperty list uchar int vertex_indices\nend_header\n"
+               "0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n",
+               ply, sizeof ply);
+    char text[512];
+    snprintf(text, sizeof text, "WorldBegin\n%sTranslate 0 0 2\nShape \"plymesh\" \"string filename\" \"quad.ply\"\n", lit);
+    write_file("main.pbrt", text, main_path, sizeof main_path);
+    pw_scene *s;
+    if (pw_scene_load(main_path, &s) != PW_OK)
+        fail_msg("%s", pw_last_error());
+    assert_int_equal(s->n_tris, 2);
+    float zmin = PW_INF, zmax = -PW_INF, xmax = -PW_INF;
+    for (uint32_t i = 0; i < 6; i++) {
+        pw_vec3 p = s->pos[s->tri_idx[i]];
+        zmin = fminf(zmin, p.z), zmax = fmaxf(zmax, p.z), xmax = fmaxf(xmax, p.x);
+    }
+    assert_true(zmin == 2.0f && zmax == 2.0f && xmax == 1.0f);
+    pw_scene_free(s);
+    unlink(ply);
+    unlink(main_path);
+}
+
 static const struct {
     const char *text, *where; /* the message after "path:" */
 } bad[] = {
@@ -398,6 +427,7 @@ int main(void)
         cmocka_unit_test(materials_and_area_lights),
         cmocka_unit_test(object_instances_are_copied),
         cmocka_unit_test(include_resolves_relative_paths),
+        cmocka_unit_test(plymesh_loads_relative_to_scene),
         cmocka_unit_test(errors_name_file_line_column),
         cmocka_unit_test(unsupported_features_warn_once),
     };

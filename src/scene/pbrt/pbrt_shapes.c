@@ -207,7 +207,7 @@ static pw_status ply_submesh(pbrt_ctx *c, pbrt_params *ps, const struct aiMesh *
     for (uint32_t i = 0; st == PW_OK && i < nv; i++) {
         struct aiVector3D v = am->mVertices[i];
         if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z))
-            st = pbrt_error_at(ps->path, ps->line, ps->col, "%s: vertex %u is not finite (NaN or infinity)", file, i);
+            st = pbrt_error_at(ps->path, ps->line, ps->col, "plymesh: %s: vertex %u is not finite (NaN or infinity)", file, i);
         P[3 * i] = v.x, P[3 * i + 1] = v.y, P[3 * i + 2] = v.z;
         if (N)
             N[3 * i] = am->mNormals[i].x, N[3 * i + 1] = am->mNormals[i].y, N[3 * i + 2] = am->mNormals[i].z;
@@ -220,7 +220,7 @@ static pw_status ply_submesh(pbrt_ctx *c, pbrt_params *ps, const struct aiMesh *
             continue; /* points and lines */
         for (int k = 0; k < 3; k++) {
             if (face->mIndices[k] >= nv)
-                st = pbrt_error_at(ps->path, ps->line, ps->col, "%s: face %u uses vertex %u of %u", file, f,
+                st = pbrt_error_at(ps->path, ps->line, ps->col, "plymesh: %s: face %u uses vertex %u of %u", file, f,
                                    face->mIndices[k], nv);
             idx[3 * nt + k] = face->mIndices[k];
         }
