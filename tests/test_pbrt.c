@@ -112,13 +112,14 @@ static void winding_follows_pbrt_normals(void **state)
 {
     (void)state;
     char text[2048];
-    snprintf(text, sizeof text,
-             "WorldBegin\n%s"
-             "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n"
-             "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"normal N\" [0 0 -1 0 0 -1 0 0 -1]\n"
-             "AttributeBegin\nReverseOrientation\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\nAttributeEnd\n"
-             "Scale 1 1 -1\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n",
-             lit);
+    snprintf(
+        text, sizeof text,
+        "WorldBegin\n%s"
+        "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n"
+        "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"normal N\" [0 0 -1 0 0 -1 0 0 -1]\n"
+        "AttributeBegin\nReverseOrientation\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\nAttributeEnd\n"
+        "Scale 1 1 -1\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n",
+        lit);
     pw_scene *s = load_ok(text);
     assert_vec(tri_normal(s, 0), 0, 0, 1, 1e-6f);  /* counter-clockwise: +z */
     assert_vec(tri_normal(s, 1), 0, 0, -1, 1e-6f); /* turned to face its normals */
@@ -193,23 +194,23 @@ static void camera_handedness(void **state)
 static void materials_and_area_lights(void **state)
 {
     (void)state;
-    pw_scene *s = load_ok(
-        "WorldBegin\n"
-        "MakeNamedMaterial \"red\" \"string type\" \"diffuse\" \"rgb reflectance\" [0.8 0.1 0.1]\n"
-        "MakeNamedMaterial \"gold\" \"string type\" \"conductor\" \"spectrum eta\" \"metal-Au-eta\"\n"
-        "  \"spectrum k\" \"metal-Au-k\" \"float roughness\" 0.04\n"
-        "MakeNamedMaterial \"raw\" \"string type\" \"conductor\" \"float roughness\" 0.04 \"bool remaproughness\" false\n"
-        "MakeNamedMaterial \"glass\" \"string type\" \"dielectric\" \"float eta\" 1.33\n"
-        "NamedMaterial \"gold\"\n"
-        "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n"
-        "NamedMaterial \"red\"\nShape \"sphere\"\n"
-        "NamedMaterial \"glass\"\nShape \"sphere\" \"float radius\" 2\n"
-        "AttributeBegin\n"
-        "  AreaLightSource \"diffuse\" \"rgb L\" [1 2 3] \"float scale\" 2 \"bool twosided\" true\n"
-        "  Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n"
-        "AttributeEnd\n"
-        "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n"
-        "NamedMaterial \"raw\"\nShape \"sphere\" \"float radius\" 3\n");
+    pw_scene *s = load_ok("WorldBegin\n"
+                          "MakeNamedMaterial \"red\" \"string type\" \"diffuse\" \"rgb reflectance\" [0.8 0.1 0.1]\n"
+                          "MakeNamedMaterial \"gold\" \"string type\" \"conductor\" \"spectrum eta\" \"metal-Au-eta\"\n"
+                          "  \"spectrum k\" \"metal-Au-k\" \"float roughness\" 0.04\n"
+                          "MakeNamedMaterial \"raw\" \"string type\" \"conductor\" \"float roughness\" 0.04 \"bool "
+                          "remaproughness\" false\n"
+                          "MakeNamedMaterial \"glass\" \"string type\" \"dielectric\" \"float eta\" 1.33\n"
+                          "NamedMaterial \"gold\"\n"
+                          "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n"
+                          "NamedMaterial \"red\"\nShape \"sphere\"\n"
+                          "NamedMaterial \"glass\"\nShape \"sphere\" \"float radius\" 2\n"
+                          "AttributeBegin\n"
+                          "  AreaLightSource \"diffuse\" \"rgb L\" [1 2 3] \"float scale\" 2 \"bool twosided\" true\n"
+                          "  Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n"
+                          "AttributeEnd\n"
+                          "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n"
+                          "NamedMaterial \"raw\"\nShape \"sphere\" \"float radius\" 3\n");
     assert_int_equal(warned.count, 0);
     const pw_material *gold = &s->mats[s->tri_mat[0]];
     assert_int_equal(gold->type, PW_MAT_CONDUCTOR);
@@ -265,8 +266,9 @@ static void include_resolves_relative_paths(void **state)
     snprintf(sub, sizeof sub, "%s/sub", tmpdir);
     mkdir(sub, 0700);
     write_file("sub/part.pbrt", "Shape \"sphere\" \"float radius\" 4\n", part, sizeof part);
-    write_file("main.pbrt", "WorldBegin\nLightSource \"infinite\"\nInclude \"sub/part.pbrt\"\nImport \"sub/part.pbrt\"\n",
-               main_path, sizeof main_path);
+    write_file("main.pbrt",
+               "WorldBegin\nLightSource \"infinite\"\nInclude \"sub/part.pbrt\"\nImport \"sub/part.pbrt\"\n", main_path,
+               sizeof main_path);
     pw_scene *s;
     assert_int_equal(pw_scene_load(main_path, &s), PW_OK);
     assert_int_equal(s->n_spheres, 2);
@@ -289,7 +291,8 @@ static void plymesh_loads_relative_to_scene(void **state)
                "0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n",
                ply, sizeof ply);
     char text[512];
-    snprintf(text, sizeof text, "WorldBegin\n%sTranslate 0 0 2\nShape \"plymesh\" \"string filename\" \"quad.ply\"\n", lit);
+    snprintf(text, sizeof text, "WorldBegin\n%sTranslate 0 0 2\nShape \"plymesh\" \"string filename\" \"quad.ply\"\n",
+             lit);
     write_file("main.pbrt", text, main_path, sizeof main_path);
     pw_scene *s;
     if (pw_scene_load(main_path, &s) != PW_OK)
@@ -331,9 +334,11 @@ static const struct {
      "1:12: \"integer xresolution\": 100000000 is out of range 1..32768"},
     {"WorldBegin\nNamedMaterial \"nope\"\n", "2:15: NamedMaterial \"nope\" was not defined"},
     {"Shape \"sphere\"\n", "1:1: Shape must come after WorldBegin"},
-    {"WorldBegin\nShape \"sphere\" \"radius\" 1\n", "2:16: expected a parameter declaration \"type name\", got \"radius\""},
+    {"WorldBegin\nShape \"sphere\" \"radius\" 1\n",
+     "2:16: expected a parameter declaration \"type name\", got \"radius\""},
     {"WorldBegin\nShape \"sphere\" \"real radius\" 1\n", "2:16: unknown parameter type 'real'"},
-    {"WorldBegin\nMaterial \"diffuse\" \"rgb reflectance\" [ 1 1 ]\n", "2:20: \"rgb reflectance\": needs 3 values, got 2"},
+    {"WorldBegin\nMaterial \"diffuse\" \"rgb reflectance\" [ 1 1 ]\n",
+     "2:20: \"rgb reflectance\": needs 3 values, got 2"},
     {"WorldBegin\nObjectInstance \"ghost\"\n", "2:16: ObjectInstance of unknown object \"ghost\""},
 };
 
@@ -381,9 +386,10 @@ static void unsupported_features_warn_once(void **state)
     snprintf(path, sizeof path, "%s/scene.pbrt", tmpdir);
     assert_int_equal(warned.count, 3);
     char expect[512];
-    snprintf(expect, sizeof expect,
-             "%s:2: LightSource \"point\" is not supported (pathwave has no point, spot or distant lights yet): left out",
-             path);
+    snprintf(
+        expect, sizeof expect,
+        "%s:2: LightSource \"point\" is not supported (pathwave has no point, spot or distant lights yet): left out",
+        path);
     assert_string_equal(warned.msg[0], expect);
     snprintf(expect, sizeof expect, "%s:4: Shape \"disk\" is not supported: left out", path);
     assert_string_equal(warned.msg[1], expect);
@@ -420,16 +426,11 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(transforms_place_geometry),
-        cmocka_unit_test(winding_follows_pbrt_normals),
-        cmocka_unit_test(camera_fov_on_shorter_axis),
-        cmocka_unit_test(camera_handedness),
-        cmocka_unit_test(materials_and_area_lights),
-        cmocka_unit_test(object_instances_are_copied),
-        cmocka_unit_test(include_resolves_relative_paths),
-        cmocka_unit_test(plymesh_loads_relative_to_scene),
-        cmocka_unit_test(errors_name_file_line_column),
-        cmocka_unit_test(unsupported_features_warn_once),
+        cmocka_unit_test(transforms_place_geometry),       cmocka_unit_test(winding_follows_pbrt_normals),
+        cmocka_unit_test(camera_fov_on_shorter_axis),      cmocka_unit_test(camera_handedness),
+        cmocka_unit_test(materials_and_area_lights),       cmocka_unit_test(object_instances_are_copied),
+        cmocka_unit_test(include_resolves_relative_paths), cmocka_unit_test(plymesh_loads_relative_to_scene),
+        cmocka_unit_test(errors_name_file_line_column),    cmocka_unit_test(unsupported_features_warn_once),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

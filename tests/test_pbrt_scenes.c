@@ -108,7 +108,8 @@ static void veach_mis_loads_as_written(void **state)
     assert_int_equal(s->defaults.max_depth, 3);
     /* Six named materials, and one emissive copy of "Null" per light. */
     assert_int_equal(s->n_mats, 9);
-    static const float cz[3] = {-2.8f, 0.0f, 2.7f}, r[3] = {1.0f, 0.5f, 0.05f}, L[3] = {7.599088f, 30.396353f, 3039.6353f};
+    static const float cz[3] = {-2.8f, 0.0f, 2.7f}, r[3] = {1.0f, 0.5f, 0.05f},
+                       L[3] = {7.599088f, 30.396353f, 3039.6353f};
     assert_int_equal(s->n_spheres, 3);
     for (int i = 0; i < 3; i++) {
         assert_true(fabsf(s->spheres[i].c.x) < 1e-6f && fabsf(s->spheres[i].c.y - 6.5f) < 1e-6f &&

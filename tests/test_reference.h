@@ -45,7 +45,8 @@ static inline double *test_cornell_reference(int res, char *path, size_t n)
     /* The left wall is red and the right one green in the reference (its
      * EXR stores B, G, R; the reader must map channels by name). */
     assert_true(ref[3 * (res / 2 * res + res / 32) + 0] > 2.0 * ref[3 * (res / 2 * res + res / 32) + 2]);
-    assert_true(ref[3 * (res / 2 * res + res - 1 - res / 32) + 1] > 2.0 * ref[3 * (res / 2 * res + res - 1 - res / 32) + 0]);
+    assert_true(ref[3 * (res / 2 * res + res - 1 - res / 32) + 1] >
+                2.0 * ref[3 * (res / 2 * res + res - 1 - res / 32) + 0]);
     return ref;
 }
 
@@ -96,7 +97,8 @@ static inline int test_compare_reference(const float *a, const float *b, const d
                     worst_rel = r;
                 if (fabs(mi - mr) > k_se * se + block_tol * mr) {
                     printf("FAIL: channel %d, block (%d, %d): mean %.5f, reference %.5f (%+.2f%%, %.1f standard "
-                           "errors of %.3f%%)\n", c, bx, by, mi, mr, 100.0 * r, z, 100.0 * se / mr);
+                           "errors of %.3f%%)\n",
+                           c, bx, by, mi, mr, 100.0 * r, z, 100.0 * se / mr);
                     failures++;
                 }
             }

@@ -17,8 +17,8 @@ typedef struct pbrt_token {
     pbrt_tok kind;
     const char *text; /* into the file's buffer; a string's text excludes its quotes */
     size_t len;
-    int line, col;    /* 1-based position of the token's first character */
-    double num;       /* PBRT_NUMBER: its value, always finite */
+    int line, col; /* 1-based position of the token's first character */
+    double num;    /* PBRT_NUMBER: its value, always finite */
 } pbrt_token;
 
 typedef struct pbrt_lexer {
@@ -34,22 +34,35 @@ void pbrt_lex_init(pbrt_lexer *lx, const char *path, const char *buf, size_t len
 pw_status pbrt_lex_next(pbrt_lexer *lx, pbrt_token *t);
 pw_status pbrt_lex_peek(pbrt_lexer *lx, pbrt_token *t);
 /* "path:line:col: message" as a PW_ERR_FORMAT failure. */
-pw_status pbrt_error_at(const char *path, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+pw_status pbrt_error_at(const char *path, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* A token's text for messages: quoted and cut to a readable length. */
 const char *pbrt_tok_show(const pbrt_token *t, char *buf, size_t n);
 int pbrt_tok_is(const pbrt_token *t, const char *word);
 
 /* ---- parameter lists: "type name" [ values ] ---- */
 typedef enum pbrt_ptype {
-    PBRT_P_INTEGER, PBRT_P_FLOAT, PBRT_P_POINT2, PBRT_P_VECTOR2, PBRT_P_POINT3, PBRT_P_VECTOR3, PBRT_P_NORMAL,
-    PBRT_P_RGB, PBRT_P_SPECTRUM, PBRT_P_BLACKBODY, PBRT_P_STRING, PBRT_P_BOOL, PBRT_P_TEXTURE, PBRT_P_COUNT
+    PBRT_P_INTEGER,
+    PBRT_P_FLOAT,
+    PBRT_P_POINT2,
+    PBRT_P_VECTOR2,
+    PBRT_P_POINT3,
+    PBRT_P_VECTOR3,
+    PBRT_P_NORMAL,
+    PBRT_P_RGB,
+    PBRT_P_SPECTRUM,
+    PBRT_P_BLACKBODY,
+    PBRT_P_STRING,
+    PBRT_P_BOOL,
+    PBRT_P_TEXTURE,
+    PBRT_P_COUNT
 } pbrt_ptype;
 
 typedef struct pbrt_param {
     pbrt_ptype type;
     char name[64];
-    double *num;   /* numeric and bool values (bools as 0/1) */
-    char **str;    /* string and texture values; a spectrum given by name */
+    double *num; /* numeric and bool values (bools as 0/1) */
+    char **str;  /* string and texture values; a spectrum given by name */
     uint32_t n;
     int line, col;
     int used;
@@ -103,7 +116,7 @@ double pbrt_mat_det3(const pbrt_mat4 *m);
 
 typedef struct pbrt_area_light {
     int on;
-    pw_vec3 L;     /* radiance times scale */
+    pw_vec3 L; /* radiance times scale */
     int two_sided;
 } pbrt_area_light;
 
@@ -111,8 +124,8 @@ typedef struct pbrt_gstate {
     pbrt_mat4 ctm;
     uint32_t material; /* scene material, or UINT32_MAX for pbrt's default (diffuse 0.5) */
     pbrt_area_light area;
-    int reverse;       /* ReverseOrientation */
-    char push_kind;    /* on the stack: 'a' AttributeBegin, 't' TransformBegin, 'o' ObjectBegin */
+    int reverse;    /* ReverseOrientation */
+    char push_kind; /* on the stack: 'a' AttributeBegin, 't' TransformBegin, 'o' ObjectBegin */
 } pbrt_gstate;
 
 typedef struct pbrt_name_index {
@@ -158,7 +171,7 @@ typedef struct pbrt_camera_rec {
 typedef struct pbrt_ctx {
     pw_scene *scene;
     const char *main_path;
-    char base_dir[4096];  /* relative file names resolve against the main file's folder, as in pbrt */
+    char base_dir[4096]; /* relative file names resolve against the main file's folder, as in pbrt */
     int include_depth;
     pbrt_gstate gs;
     pbrt_gstate *stack;
@@ -177,7 +190,7 @@ typedef struct pbrt_ctx {
     int xres, yres;
     char **warned; /* keys already warned about, so each is reported once */
     uint32_t n_warned, cap_warned;
-    int em_valid;          /* the last emissive copy of a material, reused while nothing changes */
+    int em_valid; /* the last emissive copy of a material, reused while nothing changes */
     uint32_t em_base, em_index;
     pbrt_area_light em_light;
     int emissive_lights; /* shapes with an area light, and infinite lights */

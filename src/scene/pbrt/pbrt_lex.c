@@ -85,8 +85,8 @@ static void skip_space_and_comments(pbrt_lexer *lx)
 
 static int is_delim(char ch)
 {
-    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v' || ch == '[' ||
-           ch == ']' || ch == '"' || ch == '#';
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v' || ch == '[' || ch == ']' ||
+           ch == '"' || ch == '#';
 }
 
 static pw_status lex_string(pbrt_lexer *lx, pbrt_token *t)
@@ -124,9 +124,11 @@ static pw_status lex_number(pbrt_lexer *lx, pbrt_token *t)
     double v = strtod(tmp, &end);
     char shown[80];
     if (end != tmp + t->len || t->len == 0)
-        return pbrt_error_at(lx->path, t->line, t->col, "expected a number, got %s", pbrt_tok_show(t, shown, sizeof shown));
+        return pbrt_error_at(lx->path, t->line, t->col, "expected a number, got %s",
+                             pbrt_tok_show(t, shown, sizeof shown));
     if (!isfinite(v))
-        return pbrt_error_at(lx->path, t->line, t->col, "number %s is not finite", pbrt_tok_show(t, shown, sizeof shown));
+        return pbrt_error_at(lx->path, t->line, t->col, "number %s is not finite",
+                             pbrt_tok_show(t, shown, sizeof shown));
     t->num = v;
     t->kind = PBRT_NUMBER;
     return PW_OK;

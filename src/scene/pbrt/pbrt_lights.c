@@ -62,7 +62,8 @@ static pw_status infinite(pbrt_ctx *c, pbrt_params *ps)
     if (!(scale >= 0.0f))
         return pbrt_param_error(pbrt_param_find(ps, "scale"), ps, "must not be negative");
     if (c->emissive_lights && c->scene->env.type == PW_ENV_MAP)
-        pbrt_warn_once(c, "two infinite", ps->path, ps->line, "only one infinite light is supported: the last one is used");
+        pbrt_warn_once(c, "two infinite", ps->path, ps->line,
+                       "only one infinite light is supported: the last one is used");
     pbrt_warn_unused(c, ps, "LightSource \"infinite\"");
     if (!filename) {
         c->scene->env.type = PW_ENV_CONSTANT;

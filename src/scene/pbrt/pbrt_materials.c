@@ -127,8 +127,8 @@ static pw_status image_mean(pbrt_ctx *c, pbrt_params *ps, pw_vec3 *out, char *fu
 pw_status pbrt_texture_define(pbrt_ctx *c, const char *name, const char *kind, const char *cls, pbrt_params *ps)
 {
     if (strcmp(kind, "spectrum") != 0 && strcmp(kind, "float") != 0 && strcmp(kind, "color") != 0)
-        return pbrt_error_at(ps->path, ps->line, ps->col, "Texture \"%s\": type \"%s\" is not \"spectrum\" or \"float\"",
-                             name, kind);
+        return pbrt_error_at(ps->path, ps->line, ps->col,
+                             "Texture \"%s\": type \"%s\" is not \"spectrum\" or \"float\"", name, kind);
     pw_vec3 value = v3s(0.5f);
     char full[4096];
     const char *file = NULL;
@@ -264,7 +264,7 @@ static pw_status coated_diffuse(pbrt_ctx *c, pbrt_params *ps, pw_material *out)
     pbrt_warn_once(c, "coateddiffuse", ps->path, ps->line,
                    "coateddiffuse approximated as diffuse under a clear coat without its gloss");
     static const char *const ignored[] = {"roughness", "uroughness", "vroughness", "remaproughness", "thickness",
-                                          "albedo", "g", "maxdepth", "nsamples"};
+                                          "albedo",    "g",          "maxdepth",   "nsamples"};
     for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
         pbrt_param_find(ps, ignored[i]);
     rho = v3_min(rho, v3s(1.0f));
@@ -315,8 +315,8 @@ pw_status pbrt_material(pbrt_ctx *c, const char *type, pbrt_params *ps, pw_mater
         float r;
         if ((st = pbrt_get_color(c, ps, "conductor.eta", v3(0.200438f, 0.924033f, 1.102212f), PBRT_UNBOUNDED, &eta,
                                  NULL)) == PW_OK &&
-            (st = pbrt_get_color(c, ps, "conductor.k", v3(3.912949f, 2.452848f, 2.142188f), PBRT_UNBOUNDED, &k, NULL)) ==
-                PW_OK &&
+            (st = pbrt_get_color(c, ps, "conductor.k", v3(3.912949f, 2.452848f, 2.142188f), PBRT_UNBOUNDED, &k,
+                                 NULL)) == PW_OK &&
             (st = pbrt_get_float_tex(c, ps, "conductor.roughness", 0.0f, &r)) == PW_OK)
             *out = pw_conductor(eta, k, sqrtf(r));
         for (int i = 0; i < ps->n; i++)

@@ -14,12 +14,15 @@ static const struct {
     const char *name;
     pbrt_ptype type;
 } type_names[] = {
-    {"integer", PBRT_P_INTEGER}, {"float", PBRT_P_FLOAT},     {"point2", PBRT_P_POINT2},
-    {"vector2", PBRT_P_VECTOR2}, {"point3", PBRT_P_POINT3},   {"point", PBRT_P_POINT3},
-    {"vector3", PBRT_P_VECTOR3}, {"vector", PBRT_P_VECTOR3},  {"normal3", PBRT_P_NORMAL},
-    {"normal", PBRT_P_NORMAL},   {"rgb", PBRT_P_RGB},         {"color", PBRT_P_RGB},
-    {"spectrum", PBRT_P_SPECTRUM}, {"blackbody", PBRT_P_BLACKBODY}, {"string", PBRT_P_STRING},
-    {"bool", PBRT_P_BOOL},       {"texture", PBRT_P_TEXTURE},
+    {"integer", PBRT_P_INTEGER},   {"float", PBRT_P_FLOAT},
+    {"point2", PBRT_P_POINT2},     {"vector2", PBRT_P_VECTOR2},
+    {"point3", PBRT_P_POINT3},     {"point", PBRT_P_POINT3},
+    {"vector3", PBRT_P_VECTOR3},   {"vector", PBRT_P_VECTOR3},
+    {"normal3", PBRT_P_NORMAL},    {"normal", PBRT_P_NORMAL},
+    {"rgb", PBRT_P_RGB},           {"color", PBRT_P_RGB},
+    {"spectrum", PBRT_P_SPECTRUM}, {"blackbody", PBRT_P_BLACKBODY},
+    {"string", PBRT_P_STRING},     {"bool", PBRT_P_BOOL},
+    {"texture", PBRT_P_TEXTURE},
 };
 
 const char *pbrt_ptype_name(pbrt_ptype t)
@@ -135,7 +138,8 @@ static pw_status add_value(pbrt_lexer *lx, pbrt_param *p, uint32_t *cap, const p
             return push_num(p, cap, is_true ? 1.0 : 0.0);
         return pbrt_error_at(lx->path, t->line, t->col, "\"bool %s\": expected true or false, got %s", p->name, shown);
     }
-    if (p->type == PBRT_P_STRING || p->type == PBRT_P_TEXTURE || (p->type == PBRT_P_SPECTRUM && t->kind == PBRT_STRING)) {
+    if (p->type == PBRT_P_STRING || p->type == PBRT_P_TEXTURE ||
+        (p->type == PBRT_P_SPECTRUM && t->kind == PBRT_STRING)) {
         if (t->kind != PBRT_STRING)
             return pbrt_error_at(lx->path, t->line, t->col, "\"%s %s\": expected a quoted string, got %s",
                                  pbrt_ptype_name(p->type), p->name, shown);
@@ -162,11 +166,11 @@ static pw_status check_count(pbrt_lexer *lx, const pbrt_param *p)
         return pbrt_error_at(lx->path, p->line, p->col, "\"%s %s\": %u values are not a multiple of %d",
                              pbrt_ptype_name(p->type), p->name, p->n, a);
     if (p->type == PBRT_P_SPECTRUM && p->num && p->n % 2 != 0)
-        return pbrt_error_at(lx->path, p->line, p->col, "\"spectrum %s\": needs (wavelength, value) pairs, got %u values",
-                             p->name, p->n);
+        return pbrt_error_at(lx->path, p->line, p->col,
+                             "\"spectrum %s\": needs (wavelength, value) pairs, got %u values", p->name, p->n);
     if (p->type == PBRT_P_BLACKBODY && p->n != 1 && p->n != 2)
-        return pbrt_error_at(lx->path, p->line, p->col, "\"blackbody %s\": needs a temperature, got %u values",
-                             p->name, p->n);
+        return pbrt_error_at(lx->path, p->line, p->col, "\"blackbody %s\": needs a temperature, got %u values", p->name,
+                             p->n);
     return PW_OK;
 }
 
@@ -198,8 +202,9 @@ static pw_status parse_values(pbrt_lexer *lx, pbrt_param *p)
         if (t.kind == PBRT_WORD && t.text[0] >= 'A' && t.text[0] <= 'Z' && !pbrt_tok_is(&t, "NaN") &&
             !pbrt_tok_is(&t, "Inf") && !pbrt_tok_is(&t, "Infinity")) {
             char shown[80];
-            return pbrt_error_at(lx->path, t.line, t.col, "\"%s %s\": expected ']' to close the values opened at %d:%d, got %s",
-                                 pbrt_ptype_name(p->type), p->name, p->line, p->col, pbrt_tok_show(&t, shown, sizeof shown));
+            return pbrt_error_at(
+                lx->path, t.line, t.col, "\"%s %s\": expected ']' to close the values opened at %d:%d, got %s",
+                pbrt_ptype_name(p->type), p->name, p->line, p->col, pbrt_tok_show(&t, shown, sizeof shown));
         }
         if ((st = add_value(lx, p, &cap, &t)) != PW_OK)
             return st;

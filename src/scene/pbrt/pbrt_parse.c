@@ -103,8 +103,8 @@ static void names_free(pbrt_names *t)
 
 int pbrt_resolve_path(const pbrt_ctx *c, const char *name, char *buf, size_t n)
 {
-    int k = name[0] == '/' || !c->base_dir[0] ? snprintf(buf, n, "%s", name)
-                                               : snprintf(buf, n, "%s/%s", c->base_dir, name);
+    int k =
+        name[0] == '/' || !c->base_dir[0] ? snprintf(buf, n, "%s", name) : snprintf(buf, n, "%s/%s", c->base_dir, name);
     return k >= 0 && (size_t)k < n;
 }
 
@@ -178,8 +178,7 @@ static pw_status read_numbers(pbrt_lexer *lx, const pbrt_token *dir, int n, doub
 static pw_status push_state(pbrt_ctx *c, pbrt_lexer *lx, const pbrt_token *d, char kind)
 {
     if (c->depth >= PBRT_MAX_ATTRIBUTE_DEPTH)
-        return pbrt_error_at(lx->path, d->line, d->col,
-                             "more than %d nested AttributeBegin", PBRT_MAX_ATTRIBUTE_DEPTH);
+        return pbrt_error_at(lx->path, d->line, d->col, "more than %d nested AttributeBegin", PBRT_MAX_ATTRIBUTE_DEPTH);
     if (c->depth == c->cap_stack) {
         uint32_t nc = c->cap_stack ? 2 * c->cap_stack : 16;
         pbrt_gstate *ns = realloc(c->stack, nc * sizeof *ns);
@@ -202,7 +201,10 @@ static pw_status pop_state(pbrt_ctx *c, pbrt_lexer *lx, const pbrt_token *d, cha
         opened = names[c->stack[c->depth - 1].push_kind == 'a' ? 0 : c->stack[c->depth - 1].push_kind == 't' ? 1 : 2];
     const char *closing = kind == 'a' ? "AttributeEnd" : kind == 't' ? "TransformEnd" : "ObjectEnd";
     if (c->depth == 0)
-        return pbrt_error_at(lx->path, d->line, d->col, "%s without a matching %s", closing, names[kind == 'a' ? 0 : kind == 't' ? 1 : 2]);
+        return pbrt_error_at(lx->path, d->line, d->col, "%s without a matching %s", closing,
+                             names[kind == 'a'   ? 0
+                                   : kind == 't' ? 1
+                                                 : 2]);
     if (c->stack[c->depth - 1].push_kind != kind)
         return pbrt_error_at(lx->path, d->line, d->col, "%s closes a %s", closing, opened);
     c->depth--;
@@ -529,7 +531,8 @@ static pw_status include_directive(pbrt_ctx *c, pbrt_lexer *lx, const pbrt_token
     if (!pbrt_resolve_path(c, name, full, sizeof full))
         return pbrt_error_at(lx->path, t.line, t.col, "file name too long");
     if (c->include_depth >= PBRT_MAX_INCLUDE_DEPTH)
-        return pbrt_error_at(lx->path, d->line, d->col, "Include nested deeper than %d files (does a file include itself?)",
+        return pbrt_error_at(lx->path, d->line, d->col,
+                             "Include nested deeper than %d files (does a file include itself?)",
                              PBRT_MAX_INCLUDE_DEPTH);
     return parse_file(c, full, t.line, t.col, lx->path);
 }
@@ -626,7 +629,8 @@ static pw_status unsupported_directive(pbrt_ctx *c, pbrt_lexer *lx, const pbrt_t
         return st;
     }
     if (pbrt_tok_is(d, "MediumInterface")) {
-        if ((st = expect(lx, PBRT_STRING, "a quoted medium name", d, &t)) != PW_OK || (st = pbrt_lex_peek(lx, &t)) != PW_OK)
+        if ((st = expect(lx, PBRT_STRING, "a quoted medium name", d, &t)) != PW_OK ||
+            (st = pbrt_lex_peek(lx, &t)) != PW_OK)
             return st;
         if (t.kind == PBRT_STRING)
             pbrt_lex_next(lx, &t);
@@ -664,9 +668,10 @@ static pw_status directive(pbrt_ctx *c, pbrt_lexer *lx, const pbrt_token *d)
     for (size_t i = 0; i < sizeof before_world / sizeof *before_world; i++)
         if (pbrt_tok_is(d, before_world[i]))
             return scene_wide(c, lx, d, &handled);
-    static const char *const in_world[] = {"Shape", "Material", "MakeNamedMaterial", "NamedMaterial", "Texture",
-                                           "AreaLightSource", "LightSource", "AttributeBegin", "AttributeEnd",
-                                           "ObjectBegin", "ObjectEnd", "ObjectInstance", "ReverseOrientation"};
+    static const char *const in_world[] = {
+        "Shape",           "Material",       "MakeNamedMaterial", "NamedMaterial", "Texture",
+        "AreaLightSource", "LightSource",    "AttributeBegin",    "AttributeEnd",  "ObjectBegin",
+        "ObjectEnd",       "ObjectInstance", "ReverseOrientation"};
     for (size_t i = 0; i < sizeof in_world / sizeof *in_world; i++)
         if (pbrt_tok_is(d, in_world[i]))
             return world_directive(c, lx, d, &handled);
@@ -696,7 +701,8 @@ static pw_status parse_file(pbrt_ctx *c, const char *path, int line, int col, co
             break;
         if (d.kind != PBRT_WORD) {
             char shown[80];
-            st = pbrt_error_at(path, d.line, d.col, "expected a directive, got %s", pbrt_tok_show(&d, shown, sizeof shown));
+            st = pbrt_error_at(path, d.line, d.col, "expected a directive, got %s",
+                               pbrt_tok_show(&d, shown, sizeof shown));
             break;
         }
         if ((st = directive(c, &lx, &d)) != PW_OK)
@@ -745,7 +751,8 @@ static pw_status finish(pbrt_ctx *c, const char *path)
     if (c->scene->n_tris == 0 && c->scene->n_spheres == 0)
         return pw_fail(PW_ERR_FORMAT, "%s: the scene has no shapes pathwave can render", path);
     if (!c->emissive_lights)
-        pbrt_warn_once(c, "no lights", path, 0, "nothing in the scene emits light that pathwave supports: the image will be black");
+        pbrt_warn_once(c, "no lights", path, 0,
+                       "nothing in the scene emits light that pathwave supports: the image will be black");
     return pbrt_camera_finish(c);
 }
 

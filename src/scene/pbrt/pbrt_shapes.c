@@ -60,12 +60,13 @@ static pw_status add_mesh(pbrt_ctx *c, const pbrt_params *ps, const mesh_in *in,
     float *uv = in->uv ? malloc((size_t)in->nv * 2 * sizeof *uv) : NULL;
     pw_status st = PW_OK;
     if (!p || (in->N && !n) || (in->uv && !uv))
-        st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s:%d: out of memory for a mesh of %u vertices", ps->path, ps->line, in->nv);
+        st =
+            pw_fail(PW_ERR_OUT_OF_MEMORY, "%s:%d: out of memory for a mesh of %u vertices", ps->path, ps->line, in->nv);
     for (uint32_t i = 0; st == PW_OK && i < in->nv; i++) {
         p[i] = pbrt_xform_point(m, v3((float)in->P[3 * i], (float)in->P[3 * i + 1], (float)in->P[3 * i + 2]));
         if (!is_finite3(p[i]))
-            st = pbrt_error_at(ps->path, ps->line, ps->col, "vertex %u is not finite (NaN or infinity) after the transform",
-                               i);
+            st = pbrt_error_at(ps->path, ps->line, ps->col,
+                               "vertex %u is not finite (NaN or infinity) after the transform", i);
         if (n)
             n[i] = xform_normal(&inv, v3((float)in->N[3 * i], (float)in->N[3 * i + 1], (float)in->N[3 * i + 2]));
         if (uv) {
@@ -104,7 +105,8 @@ static pw_status read_indices(pbrt_params *ps, uint32_t nv, int per_face, uint32
     pbrt_param *p = pbrt_param_find(ps, "indices");
     if (!p) {
         if (nv != (uint32_t)per_face)
-            return pbrt_error_at(ps->path, ps->line, ps->col, "\"integer indices\" is missing (allowed only for a single %s)",
+            return pbrt_error_at(ps->path, ps->line, ps->col,
+                                 "\"integer indices\" is missing (allowed only for a single %s)",
                                  per_face == 3 ? "triangle of 3 vertices" : "patch of 4 vertices");
         n = (uint32_t)per_face;
     } else if (n == 0 || n % (uint32_t)per_face != 0) {
@@ -207,7 +209,8 @@ static pw_status ply_submesh(pbrt_ctx *c, pbrt_params *ps, const struct aiMesh *
     for (uint32_t i = 0; st == PW_OK && i < nv; i++) {
         struct aiVector3D v = am->mVertices[i];
         if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z))
-            st = pbrt_error_at(ps->path, ps->line, ps->col, "plymesh: %s: vertex %u is not finite (NaN or infinity)", file, i);
+            st = pbrt_error_at(ps->path, ps->line, ps->col, "plymesh: %s: vertex %u is not finite (NaN or infinity)",
+                               file, i);
         P[3 * i] = v.x, P[3 * i + 1] = v.y, P[3 * i + 2] = v.z;
         if (N)
             N[3 * i] = am->mNormals[i].x, N[3 * i + 1] = am->mNormals[i].y, N[3 * i + 2] = am->mNormals[i].z;
@@ -281,7 +284,8 @@ static pw_status sphere(pbrt_ctx *c, pbrt_params *ps, const pbrt_mat4 *m, uint32
     if (!(r > 0.0f))
         return pbrt_param_error(pbrt_param_find(ps, "radius"), ps, "must be positive");
     if (zmin > -r || zmax < r || phimax < 360.0f)
-        pbrt_warn_once(c, "partial sphere", ps->path, ps->line, "partial spheres (zmin, zmax, phimax) are rendered whole");
+        pbrt_warn_once(c, "partial sphere", ps->path, ps->line,
+                       "partial spheres (zmin, zmax, phimax) are rendered whole");
     double s[3];
     for (int j = 0; j < 3; j++)
         s[j] = sqrt(m->m[0][j] * m->m[0][j] + m->m[1][j] * m->m[1][j] + m->m[2][j] * m->m[2][j]);

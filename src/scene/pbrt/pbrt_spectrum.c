@@ -13,15 +13,15 @@ static const struct {
     const char *name;
     float r, g, b;
 } named[] = {
-    {"metal-Cu-eta", 0.200438f, 0.924033f, 1.102212f},   {"metal-Cu-k", 3.912949f, 2.452848f, 2.142188f},
-    {"metal-Au-eta", 0.143119f, 0.374957f, 1.442479f},   {"metal-Au-k", 3.983160f, 2.385721f, 1.603215f},
-    {"metal-Ag-eta", 0.155265f, 0.116723f, 0.138342f},   {"metal-Ag-k", 4.828181f, 3.122249f, 2.146963f},
-    {"metal-Al-eta", 1.657460f, 0.880369f, 0.521229f},   {"metal-Al-k", 9.223869f, 6.269523f, 4.837001f},
-    {"metal-CuZn-eta", 0.444f, 0.527f, 1.094f},          {"metal-CuZn-k", 3.695f, 2.765f, 1.829f},
-    {"glass-BK7", 1.5168f, 1.5168f, 1.5168f},            {"glass-BAF10", 1.6700f, 1.6700f, 1.6700f},
-    {"glass-FK51A", 1.4866f, 1.4866f, 1.4866f},          {"glass-LASF9", 1.8503f, 1.8503f, 1.8503f},
-    {"glass-F5", 1.6034f, 1.6034f, 1.6034f},             {"glass-F10", 1.6200f, 1.6200f, 1.6200f},
-    {"glass-F11", 1.6209f, 1.6209f, 1.6209f},            {"stdillum-D65", 1.0f, 1.0f, 1.0f},
+    {"metal-Cu-eta", 0.200438f, 0.924033f, 1.102212f}, {"metal-Cu-k", 3.912949f, 2.452848f, 2.142188f},
+    {"metal-Au-eta", 0.143119f, 0.374957f, 1.442479f}, {"metal-Au-k", 3.983160f, 2.385721f, 1.603215f},
+    {"metal-Ag-eta", 0.155265f, 0.116723f, 0.138342f}, {"metal-Ag-k", 4.828181f, 3.122249f, 2.146963f},
+    {"metal-Al-eta", 1.657460f, 0.880369f, 0.521229f}, {"metal-Al-k", 9.223869f, 6.269523f, 4.837001f},
+    {"metal-CuZn-eta", 0.444f, 0.527f, 1.094f},        {"metal-CuZn-k", 3.695f, 2.765f, 1.829f},
+    {"glass-BK7", 1.5168f, 1.5168f, 1.5168f},          {"glass-BAF10", 1.6700f, 1.6700f, 1.6700f},
+    {"glass-FK51A", 1.4866f, 1.4866f, 1.4866f},        {"glass-LASF9", 1.8503f, 1.8503f, 1.8503f},
+    {"glass-F5", 1.6034f, 1.6034f, 1.6034f},           {"glass-F10", 1.6200f, 1.6200f, 1.6200f},
+    {"glass-F11", 1.6209f, 1.6209f, 1.6209f},          {"stdillum-D65", 1.0f, 1.0f, 1.0f},
 };
 
 int pbrt_named_spectrum(const char *name, pw_vec3 *rgb)
@@ -42,7 +42,8 @@ static double lobe(double l, double mu, double s1, double s2)
 
 static void cie_xyz(double l, double xyz[3])
 {
-    xyz[0] = 1.056 * lobe(l, 599.8, 37.9, 31.0) + 0.362 * lobe(l, 442.0, 16.0, 26.7) - 0.065 * lobe(l, 501.1, 20.4, 26.2);
+    xyz[0] =
+        1.056 * lobe(l, 599.8, 37.9, 31.0) + 0.362 * lobe(l, 442.0, 16.0, 26.7) - 0.065 * lobe(l, 501.1, 20.4, 26.2);
     xyz[1] = 0.821 * lobe(l, 568.8, 46.9, 40.5) + 0.286 * lobe(l, 530.9, 16.3, 31.1);
     xyz[2] = 1.217 * lobe(l, 437.0, 11.8, 36.0) + 0.681 * lobe(l, 459.0, 26.0, 13.8);
 }
