@@ -118,14 +118,19 @@ static void winding_follows_pbrt_normals(void **state)
         "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n"
         "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"normal N\" [0 0 -1 0 0 -1 0 0 -1]\n"
         "AttributeBegin\nReverseOrientation\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\nAttributeEnd\n"
+        "Shape \"bilinearmesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0 1 1 0]\n"
         "Scale 1 1 -1\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n",
         lit);
     pw_scene *s = load_ok(text);
     assert_vec(tri_normal(s, 0), 0, 0, 1, 1e-6f);  /* counter-clockwise: +z */
     assert_vec(tri_normal(s, 1), 0, 0, -1, 1e-6f); /* turned to face its normals */
     assert_vec(tri_normal(s, 2), 0, 0, -1, 1e-6f); /* ReverseOrientation */
+    /* A bilinear patch (p00, p10, p01, p11) is two triangles facing dp/du x dp/dv. */
+    assert_int_equal(s->n_tris, 6);
+    assert_vec(tri_normal(s, 3), 0, 0, 1, 1e-6f);
+    assert_vec(tri_normal(s, 4), 0, 0, 1, 1e-6f);
     /* A mirror keeps the object-space normal: +z mirrored to -z. */
-    assert_vec(tri_normal(s, 3), 0, 0, -1, 1e-6f);
+    assert_vec(tri_normal(s, 5), 0, 0, -1, 1e-6f);
     pw_scene_free(s);
 }
 
