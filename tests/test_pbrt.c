@@ -314,6 +314,67 @@ static void plymesh_loads_relative_to_scene(void **state)
     unlink(main_path);
 }
 
+/* Writes a w x h image whose left half is a and right half b. */
+static void write_image(const char *name, int w, int h, pw_vec3 a, pw_vec3 b, char *path, size_t n)
+{
+    snprintf(path, n, "%s/%s", tmpdir, name);
+    float *rgb = malloc(sizeof(float) * 3 * (size_t)w * h);
+    for (int i = 0; i < w * h; i++) {
+        pw_vec3 c = i % w < w / 2 ? a : b;
+        rgb[3 * i] = c.x, rgb[3 * i + 1] = c.y, rgb[3 * i + 2] = c.z;
+    }
+    assert_int_equal(pw_image_write(path, rgb, w, h, 1.0f, PW_TONEMAP_CLAMP), PW_OK);
+    free(rgb);
+}
+
+/* Until pathwave has textures, an image texture stands in as its mean colour, with one warning. */
+static void image_texture_is_its_mean(void **state)
+{
+    (void)state;
+    char img[256];
+    write_image("tex.pfm", 4, 2, v3(1, 0, 0), v3(0, 0, 0.5f), img, sizeof img);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "WorldBegin\n%s"
+             "Texture \"t\" \"spectrum\" \"imagemap\" \"string filename\" \"tex.pfm\"\n"
+             "Material \"diffuse\" \"texture reflectance\" \"t\"\nShape \"sphere\"\n"
+             "Texture \"u\" \"spectrum\" \"imagemap\" \"string filename\" \"tex.pfm\" \"float scale\" 2\n"
+             "Material \"diffuse\" \"texture reflectance\" \"u\"\nShape \"sphere\"\n",
+             lit);
+    pw_scene *s = load_ok(text);
+    assert_vec(s->mats[s->sphere_mat[0]].albedo, 0.5f, 0, 0.25f, 1e-6f);
+    assert_vec(s->mats[s->sphere_mat[1]].albedo, 1.0f, 0, 0.5f, 1e-6f);
+    assert_int_equal(warned.count, 1);
+    assert_non_null(strstr(warned.msg[0], "scene.pbrt:3: Texture \"imagemap\": pathwave has no textures yet"));
+    pw_scene_free(s);
+    unlink(img);
+}
+
+/* pbrt's environment has +z up; Rotate -90 1 0 0 makes it pathwave's +y up. */
+static void infinite_light_map_and_orientation(void **state)
+{
+    (void)state;
+    char img[256];
+    write_image("sky.pfm", 8, 4, v3(1, 1, 1), v3(2, 2, 2), img, sizeof img);
+    pw_scene *s = load_ok("WorldBegin\nAttributeBegin\nRotate -90 1 0 0\n"
+                          "LightSource \"infinite\" \"string filename\" \"sky.pfm\" \"float scale\" 3\n"
+                          "AttributeEnd\nShape \"sphere\"\n");
+    assert_int_equal(warned.count, 0);
+    assert_int_equal(s->env.type, PW_ENV_MAP);
+    assert_int_equal(s->env.w, 8);
+    assert_true(s->env.scale == 3.0f);
+    pw_scene_free(s);
+    s = load_ok("WorldBegin\nLightSource \"infinite\" \"string filename\" \"sky.pfm\"\nShape \"sphere\"\n");
+    assert_int_equal(warned.count, 1);
+    assert_non_null(strstr(warned.msg[0], "puts the map's up (+z) at (0, 0, 1)"));
+    pw_scene_free(s);
+    s = load_ok("WorldBegin\nLightSource \"infinite\" \"rgb L\" [0.1 0.2 0.3] \"float scale\" 2\nShape \"sphere\"\n");
+    assert_int_equal(s->env.type, PW_ENV_CONSTANT);
+    assert_vec(v3_scale(s->env.top, s->env.scale), 0.2f, 0.4f, 0.6f, 1e-6f);
+    pw_scene_free(s);
+    unlink(img);
+}
+
 static const struct {
     const char *text, *where; /* the message after "path:" */
 } bad[] = {
@@ -431,11 +492,18 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(transforms_place_geometry),       cmocka_unit_test(winding_follows_pbrt_normals),
-        cmocka_unit_test(camera_fov_on_shorter_axis),      cmocka_unit_test(camera_handedness),
-        cmocka_unit_test(materials_and_area_lights),       cmocka_unit_test(object_instances_are_copied),
-        cmocka_unit_test(include_resolves_relative_paths), cmocka_unit_test(plymesh_loads_relative_to_scene),
-        cmocka_unit_test(errors_name_file_line_column),    cmocka_unit_test(unsupported_features_warn_once),
+        cmocka_unit_test(transforms_place_geometry),
+        cmocka_unit_test(winding_follows_pbrt_normals),
+        cmocka_unit_test(camera_fov_on_shorter_axis),
+        cmocka_unit_test(camera_handedness),
+        cmocka_unit_test(materials_and_area_lights),
+        cmocka_unit_test(object_instances_are_copied),
+        cmocka_unit_test(include_resolves_relative_paths),
+        cmocka_unit_test(plymesh_loads_relative_to_scene),
+        cmocka_unit_test(image_texture_is_its_mean),
+        cmocka_unit_test(infinite_light_map_and_orientation),
+        cmocka_unit_test(errors_name_file_line_column),
+        cmocka_unit_test(unsupported_features_warn_once),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }
