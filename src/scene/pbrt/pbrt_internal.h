@@ -188,6 +188,8 @@ typedef struct pbrt_ctx {
     uint32_t default_mat;
     pbrt_camera_rec cam;
     int xres, yres;
+    char **files; /* every file read, kept until the end: recorded shapes and messages point at these names */
+    uint32_t n_files, cap_files;
     char **warned; /* keys already warned about, so each is reported once */
     uint32_t n_warned, cap_warned;
     int em_valid; /* the last emissive copy of a material, reused while nothing changes */

@@ -168,6 +168,9 @@ static pw_status check_count(pbrt_lexer *lx, const pbrt_param *p)
     if (p->type == PBRT_P_SPECTRUM && p->num && p->n % 2 != 0)
         return pbrt_error_at(lx->path, p->line, p->col,
                              "\"spectrum %s\": needs (wavelength, value) pairs, got %u values", p->name, p->n);
+    if (p->type == PBRT_P_TEXTURE && p->n != 1)
+        return pbrt_error_at(lx->path, p->line, p->col, "\"texture %s\": needs one texture name, got %u", p->name,
+                             p->n);
     if (p->type == PBRT_P_BLACKBODY && p->n != 1 && p->n != 2)
         return pbrt_error_at(lx->path, p->line, p->col, "\"blackbody %s\": needs a temperature, got %u values", p->name,
                              p->n);

@@ -681,8 +681,29 @@ static pw_status directive(pbrt_ctx *c, pbrt_lexer *lx, const pbrt_token *d)
     return pbrt_error_at(lx->path, d->line, d->col, "unknown directive %s", pbrt_tok_show(d, shown, sizeof shown));
 }
 
-static pw_status parse_file(pbrt_ctx *c, const char *path, int line, int col, const char *from)
+/* A copy of path that lives as long as the load (object definitions
+ * replayed later name the file they came from). */
+static const char *keep_path(pbrt_ctx *c, const char *path)
 {
+    if (c->n_files == c->cap_files) {
+        uint32_t nc = c->cap_files ? 2 * c->cap_files : 8;
+        char **nf = realloc(c->files, nc * sizeof *nf);
+        if (!nf)
+            return NULL;
+        c->files = nf;
+        c->cap_files = nc;
+    }
+    char *k = strdup(path);
+    if (k)
+        c->files[c->n_files++] = k;
+    return k;
+}
+
+static pw_status parse_file(pbrt_ctx *c, const char *path_in, int line, int col, const char *from)
+{
+    const char *path = keep_path(c, path_in);
+    if (!path)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path_in);
     char *buf = NULL;
     size_t len = 0;
     pw_status st = read_file(path, &buf, &len);
@@ -734,6 +755,9 @@ static void ctx_free(pbrt_ctx *c)
     free(c->objects);
     for (uint32_t i = 0; i < c->n_warned; i++)
         free(c->warned[i]);
+    for (uint32_t i = 0; i < c->n_files; i++)
+        free(c->files[i]);
+    free(c->files);
     free(c->warned);
 }
 
