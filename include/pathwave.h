@@ -28,6 +28,12 @@ typedef enum pw_status {
 /* The message of the last failure on this thread. */
 const char *pw_last_error(void);
 const char *pw_version(void);
+/* Warnings: things the library worked around while loading a scene (an
+ * unsupported directive of a scene file, an approximated material), one
+ * line each. By default they are printed to stderr; a handler replaces
+ * that (NULL restores it). The handler is process-wide. */
+typedef void (*pw_warning_fn)(const char *message, void *user);
+void pw_set_warning_handler(pw_warning_fn fn, void *user);
 
 /* ---- scenes ---- */
 typedef struct pw_scene pw_scene;
@@ -47,7 +53,9 @@ const char *pw_builtin_scene_description(int index);
  * PW_ERR_NOT_FOUND. */
 pw_status pw_scene_builtin(const char *name, pw_scene **out);
 #define PW_GENERATED_MAX_TRIANGLES 100000000u
-/* A triangle mesh file (OBJ, PLY, glTF, ...) read through assimp, with its
+/* A scene file. A .pbrt file is read as a pbrt-v4 scene (camera, film,
+ * materials, lights; docs/PBRT.md says what is supported). Any other file is
+ * a triangle mesh (OBJ, PLY, glTF, ...) read through assimp, with its
  * materials, framed by an automatic camera and lit by a sky when nothing in it emits. */
 pw_status pw_scene_load(const char *path, pw_scene **out);
 void pw_scene_free(pw_scene *scene);

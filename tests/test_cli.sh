@@ -94,6 +94,8 @@ expect_error "terrain without a size" "terrain:N" render terrain -o x.png
 expect_error "parameter for a fixed scene" "cornell:3" render cornell:3 -o x.png
 expect_error "--stats-json in a missing directory" "$tmp/no/s.json" render toy-small --stats-json "$tmp/no/s.json" -o x.png
 want_rc=
+printf 'WorldBegin\nShape "sphere" "float radius" [ 1\n' >"$tmp/bad.pbrt"
+expect_error "malformed pbrt file" "$tmp/bad.pbrt:3:1: \"float radius\": expected ']'" render "$tmp/bad.pbrt" -o x.png
 for f in x.png x.bmp y.png; do
     [ -e "$tmp/$f" ] && fail "a failed command left $f behind"
 done
@@ -119,6 +121,36 @@ if "$PW" render toy-small --width 32 --height 18 --spp 1 -o "$tmp/x.png" --exr "
     fi
 else
     fail "render toy-small --width 32 --height 18 --spp 1 exited with $?: $(cat "$tmp/err")"
+fi
+
+# A pbrt scene: the Film's size is the default, the command line overrides
+# it, and the Film's filename is not written (only -o or pathwave.png is).
+cat >"$tmp/small.pbrt" <<'PBRT'
+LookAt 0 0 5  0 0 0  0 1 0
+Camera "perspective" "float fov" 30
+Film "rgb" "integer xresolution" 40 "integer yresolution" 30 "string filename" "film.png"
+Sampler "sobol" "integer pixelsamples" 2
+WorldBegin
+LightSource "infinite" "rgb L" [ 0.5 0.5 0.5 ]
+Material "diffuse" "rgb reflectance" [ 0.8 0.2 0.2 ]
+Shape "sphere" "float radius" 1
+PBRT
+checks=$((checks + 1))
+if "$PW" render "$tmp/small.pbrt" -o "$tmp/p.png" >"$tmp/out" 2>"$tmp/err" &&
+    "$PW" render "$tmp/small.pbrt" --width 32 --height 18 -o "$tmp/q.png" >>"$tmp/out" 2>>"$tmp/err"; then
+    if [ "$(hex_bytes "$tmp/p.png" 12 12)" != "49484452000000280000001e" ]; then
+        fail "render pbrt: p.png is not the Film's 40x30: $(hex_bytes "$tmp/p.png" 12 12)"
+    elif [ "$(hex_bytes "$tmp/q.png" 12 12)" != "494844520000002000000012" ]; then
+        fail "render pbrt: --width/--height did not override the Film: $(hex_bytes "$tmp/q.png" 12 12)"
+    elif [ -e "$tmp/film.png" ]; then
+        fail "render pbrt: wrote the Film's filename"
+    elif grep -q warning "$tmp/err"; then
+        fail "render pbrt: unexpected warning: $(cat "$tmp/err")"
+    else
+        echo "ok: render small.pbrt at the Film's 40x30 and at --width 32 --height 18"
+    fi
+else
+    fail "render small.pbrt exited with $?: $(cat "$tmp/err")"
 fi
 
 checks=$((checks + 1))

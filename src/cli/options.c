@@ -263,22 +263,6 @@ static int apply_camera(const cli_options *o, pw_scene *scene)
     return 0;
 }
 
-/* textures: problems the scene's load went on past, one line each. */
-static void print_warnings(const pw_scene *scene)
-{
-    pw_scene_info info;
-    pw_scene_get_info(scene, &info);
-    uint32_t shown = 0;
-    for (const char *l = info.warning_log; *l; shown++) {
-        const char *nl = strchr(l, '\n');
-        int len = nl ? (int)(nl - l) : (int)strlen(l);
-        fprintf(stderr, "pathwave: warning: %.*s\n", len, l);
-        l += len + (nl ? 1 : 0);
-    }
-    if (info.warnings > shown)
-        fprintf(stderr, "pathwave: warning: %u more\n", info.warnings - shown);
-}
-
 int cli_load_scene(cli_options *o, pw_scene **scene, pw_settings *s)
 {
     const char *name = o->scene ? o->scene : "cornell";
@@ -299,7 +283,6 @@ int cli_load_scene(cli_options *o, pw_scene **scene, pw_settings *s)
         *scene = NULL;
         return rc;
     }
-    print_warnings(*scene);
     if (o->env && (st = pw_scene_set_environment(*scene, o->env, o->env_scale)) != PW_OK) {
         fprintf(stderr, "pathwave: %s\n", pw_last_error());
         pw_scene_free(*scene);

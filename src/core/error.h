@@ -11,6 +11,10 @@ extern "C" {
 /* Records a printf-style message and returns status, so callers write
  * `return pw_fail(PW_ERR_IO, "%s: cannot open", path);`. */
 pw_status pw_fail(pw_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports something the library worked around (an unsupported feature of a
+ * scene file, an approximation) through the handler of
+ * pw_set_warning_handler, by default "pathwave: warning: ..." on stderr. */
+void pw_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #ifdef __cplusplus
 }

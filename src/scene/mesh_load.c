@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <strings.h>
+
 #include "core/error.h"
+#include "scene/pbrt/pbrt.h"
 #include "scene/scene.h"
 
 static uint32_t wrap_of(enum aiTextureMapMode m)
@@ -216,6 +219,9 @@ static pw_status check_finite(const struct aiScene *as, const char *path)
 pw_status pw_scene_load(const char *path, pw_scene **out)
 {
     *out = NULL;
+    const char *dot = strrchr(path, '.');
+    if (dot && strcasecmp(dot, ".pbrt") == 0)
+        return pw_pbrt_load(path, out);
     FILE *f = fopen(path, "rb");
     if (!f)
         return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));

@@ -211,6 +211,7 @@ void pw_scene_warn(pw_scene *s, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     s->n_warnings++;
+    pw_warn("%s", line);
     size_t used = strlen(s->warning_log);
     if (used + strlen(line) + 2 <= sizeof s->warning_log)
         snprintf(s->warning_log + used, sizeof s->warning_log - used, "%s\n", line);
@@ -482,11 +483,17 @@ pw_camera pw_camera_make(const pw_camera_desc *d, float aspect)
     pw_camera c;
     float theta = d->vfov_deg * PW_PI / 180.0f;
     float half_h = tanf(theta / 2.0f), half_w = aspect * half_h;
+    if (d->fov_short_axis && aspect < 1.0f) { /* portrait: the angle spans the width */
+        half_w = tanf(theta / 2.0f);
+        half_h = half_w / aspect;
+    }
     float focus = d->focus_dist > 0.0f ? d->focus_dist : v3_len(v3_sub(d->look_from, d->look_at));
     c.origin = d->look_from;
     c.w = v3_norm(v3_sub(d->look_from, d->look_at));
     c.u = v3_norm(v3_cross(d->up, c.w));
     c.v = v3_cross(c.w, c.u);
+    if (d->mirror_x)
+        c.u = v3_neg(c.u);
     c.lower_left = v3_sub(v3_sub(v3_sub(c.origin, v3_scale(c.u, half_w * focus)), v3_scale(c.v, half_h * focus)),
                           v3_scale(c.w, focus));
     c.horizontal = v3_scale(c.u, 2.0f * half_w * focus);

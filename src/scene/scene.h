@@ -15,6 +15,8 @@ typedef struct pw_camera_desc {
     float vfov_deg;    /* vertical field of view */
     float aperture;    /* lens diameter; 0 = pinhole */
     float focus_dist;  /* 0 = distance to look_at */
+    int fov_short_axis; /* vfov_deg is the field of view of the shorter image axis (pbrt's fov) */
+    int mirror_x;       /* image x runs along -(up x back): pbrt cameras whose transform keeps handedness */
 } pw_camera_desc;
 
 typedef struct pw_light_table {
@@ -98,7 +100,8 @@ pw_status pw_scene_add_texture_srgb8(pw_scene *s, const unsigned char *rgb8, int
  * .glb), cached under key. */
 pw_status pw_scene_decode_texture(pw_scene *s, const void *data, size_t n, uint32_t wrap, const char *key,
                                   uint32_t *out);
-/* Records a problem that does not stop loading (pw_scene_info.warnings). */
+/* Records a problem that does not stop loading (pw_scene_info.warnings)
+ * and reports it through pw_warn (the warning handler, else stderr). */
 void pw_scene_warn(pw_scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* lights: a point light at pos radiating intensity (W/sr per channel)
