@@ -3,11 +3,16 @@
 # root, after scripts/gpu-prepare.sh filled carry/ on the development machine
 # (see docs/GPU.md). Runs the GPU tests, compute-sanitizer on small renders,
 # the GPU bad-input cases and the benchmarks, and prints a table last.
-# Logs go to $OUT (default /tmp/pathwave-gpu).
+# Logs go to $LOGS (default /tmp/pathwave-gpu-logs); $OUT (default
+# /tmp/pathwave-gpu) receives three files: table.txt, summary.txt and
+# logs.tgz with every log, image and benchmark JSON.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/pathwave-gpu}
-mkdir -p "$OUT"
+FINAL_OUT=$OUT
+OUT=${LOGS:-/tmp/pathwave-gpu-logs}
+rm -rf "$OUT"
+mkdir -p "$OUT" "$FINAL_OUT"
 export LD_LIBRARY_PATH="$PWD/carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATHWAVE_SHARED="$PWD/carry/shared"
 BIN=carry/bin
@@ -42,6 +47,9 @@ for b in cuda-mega cuda-wave; do
     step "furnace-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_furnace
     step "texture-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_texture
     step "delta-lights-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_delta_lights
+    # Bitterli's Cornell box: the built-in scene and the .pbrt file against the reference render.
+    step "convergence-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_convergence
+    step "pbrt-scenes-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_pbrt_scenes
 done
 step memcheck-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render toy --backend cuda-mega --width 64 --height 36 --spp 2 -q -o "$OUT/memcheck-toy.png"
@@ -93,6 +101,6 @@ PY
 done; done
 echo
 cat "$OUT/summary.txt"
-# Everything in one file: the device tool returns only a few files.
-tar -C "$OUT" -czf /tmp/gpu-check-logs.tgz . && mkdir -p "$OUT/all" && mv /tmp/gpu-check-logs.tgz "$OUT/all/"
+cp "$OUT/table.txt" "$OUT/summary.txt" "$FINAL_OUT/"
+tar -C "$OUT" -czf "$FINAL_OUT/logs.tgz" .
 exit $STATUS

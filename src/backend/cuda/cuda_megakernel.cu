@@ -21,20 +21,36 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
     }
 }
 
+/* Kernel variants fix at compile time what a render does not change: the
+ * light mode and whether rays go through the BVH or the flat sphere list
+ * (MEGA_ANY: read at run time). The code each variant does not need is
+ * compiled out, so its kernel is smaller and needs fewer registers; the
+ * general kernel stalled a quarter of its time fetching instructions (ncu,
+ * docs/PERFORMANCE.md). Measured: the toy variants make `toy` 13% faster
+ * and leave toy-small and rtiow as they were; an MIS-over-BVH variant made
+ * cornell 5% faster but sponza 12% and bunny 16% slower, so it is not kept. */
+#define MEGA_ANY (-1)
+
 /* One pixel's samples, with path regeneration (pw_path_trace_pixel): each
- * added on its own, in order, as on every backend, so their sums round alike. split is 1 (a literal, so the
- * splitting code compiles away) or prm.split. */
-__device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_render_params *prm, float *sum,
+ * added on its own, in order, as on every backend, so their sums round
+ * alike. split is 1 (a literal, so the splitting code compiles away) or
+ * prm.split; light_mode and list are literals or MEGA_ANY. */
+__device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
                                                   uint32_t spp, uint32_t sample_base, unsigned long long *counters,
-                                                  uint32_t split, uint32_t kinds)
+                                                  uint32_t split, uint32_t kinds, int light_mode, int list)
 {
+    pw_render_params prm = *prm_in;
+    if (light_mode != MEGA_ANY)
+        prm.light_mode = (uint32_t)light_mode;
+    if (list != MEGA_ANY)
+        view->flat_spheres = (uint32_t)list;
     pw_cuda_spheres_to_shared(view);
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     uint32_t ext = 0, shadow = 0;
-    if (x < prm->width && y < prm->height) {
-        size_t i = (size_t)y * prm->width + x;
+    if (x < prm.width && y < prm.height) {
+        size_t i = (size_t)y * prm.width + x;
         pw_vec3 acc = v3(sum[3 * i + 0], sum[3 * i + 1], sum[3 * i + 2]);
-        pw_path_trace_pixel(view, prm, x, y, sample_base, spp, split, kinds, &acc, &ext, &shadow);
+        pw_path_trace_pixel(view, &prm, x, y, sample_base, spp, split, kinds, &acc, &ext, &shadow);
         sum[3 * i + 0] = acc.x;
         sum[3 * i + 1] = acc.y;
         sum[3 * i + 2] = acc.z;
@@ -45,20 +61,39 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
 /* At most 256 threads a block and 64 registers a thread: 50% occupancy.
  * The kernel wants ~93 registers; capping it at 64 spills a little but
  * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
-__global__ void __launch_bounds__(256, 4) pw_megakernel(pw_scene_view view, const pw_render_params prm,
-                                                        float *__restrict__ sum, uint32_t spp, uint32_t sample_base,
-                                                        unsigned long long *counters)
-{
-    mega_pixel(&view, &prm, sum, spp, sample_base, counters, 1, PW_KINDS_BASIC);
-}
+#define MEGA_KERNEL(name, split, kinds, light_mode, list)                                                          \
+    __global__ void __launch_bounds__(256, 4)                                                                      \
+        name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
+             uint32_t sample_base, unsigned long long *counters)                                                   \
+    {                                                                                                              \
+        mega_pixel(&view, &prm, sum, spp, sample_base, counters, split, kinds, light_mode, list);                  \
+    }
 
-/* The same with ray splitting or microfacet materials: a separate kernel, so
- * that the registers they need do not burden renders without them. */
-__global__ void __launch_bounds__(256, 4) pw_megakernel_split(pw_scene_view view, const pw_render_params prm,
-                                                              float *__restrict__ sum, uint32_t spp,
-                                                              uint32_t sample_base, unsigned long long *counters)
+/* Basic materials, no splitting: any light mode and traversal. */
+MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY)
+/* The toy estimator over the BVH (toy, rtiow) and over the sphere list (toy-small). */
+MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 0)
+MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1)
+/* Ray splitting, microfacet materials, textures or delta lights: a kernel of
+ * its own, so that the registers they need do not burden renders without. */
+MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY)
+
+typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, uint32_t, uint32_t,
+                               unsigned long long *);
+
+/* The smallest kernel that renders this frame. PATHWAVE_MEGA_GENERAL=1
+ * keeps the general ones, to compare. */
+static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
 {
-    mega_pixel(&view, &prm, sum, spp, sample_base, counters, prm.split, PW_KINDS_ALL);
+    if (r->params.split > 1 || r->params.kinds != PW_KINDS_BASIC)
+        return pw_megakernel_split;
+    const char *e = getenv("PATHWAVE_MEGA_GENERAL");
+    if (e && *e == '1')
+        return pw_megakernel;
+    int list = c->scene.view.flat_spheres != 0;
+    if (r->params.light_mode == PW_LIGHT_MODE_TOY)
+        return list ? pw_megakernel_toy_list : pw_megakernel_toy_bvh;
+    return pw_megakernel;
 }
 
 extern "C" int pw_cuda_compiled(void) { return 1; }
@@ -165,12 +200,9 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
-    if (r->params.split > 1 || r->params.kinds != PW_KINDS_BASIC)
-        pw_megakernel_split<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp,
-                                                      c->samples_done, c->d_counters);
-    else
-        pw_megakernel<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
-                                                c->d_counters);
+    mega_kernel_fn kernel = pick_kernel(r, c);
+    kernel<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
+                                     c->d_counters);
     PW_CUDA_LAUNCH_CHECK("pw_megakernel");
     unsigned long long counters[2];
     pw_status st = pw_cuda_finish_frame(r, c, 0, c->d_counters, counters);
