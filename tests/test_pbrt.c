@@ -1,14 +1,19 @@
 /* The pbrt-v4 reader on small scenes written to temporary files: where
  * transformed geometry lands (against hand-computed positions), the
- * camera's field of view and handedness, materials, area lights, object
- * instances, includes, the exact file:line:column of syntax errors, and
- * warnings reported once per unsupported feature. */
+ * camera's field of view and handedness, materials (rough dielectric alpha,
+ * coateddiffuse), area lights, point and distant lights against their
+ * closed forms in a render, image textures (decoding options, a render of
+ * a textured quad, a missing file), object instances, includes, the exact
+ * file:line:column of syntax errors, and warnings reported once per
+ * unsupported feature. */
 #include "test_common.h"
 
 #include <unistd.h>
 
+#include "film/tonemap.h"
 #include "scene/pbrt/pbrt.h"
 #include "scene/scene.h"
+#include "test_render_util.h"
 
 static char tmpdir[64];
 
@@ -295,15 +300,16 @@ static void include_resolves_relative_paths(void **state)
 }
 
 /* A PLY file next to the scene, read through assimp: its quad arrives as
- * two triangles under the shape's transform. */
+ * two triangles under the shape's transform, with its uvs. */
 static void plymesh_loads_relative_to_scene(void **state)
 {
     (void)state;
     char ply[256], main_path[256];
     write_file("quad.ply",
                "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+               "property float u\nproperty float v\n"
                "element face 1\nproperty list uchar int vertex_indices\nend_header\n"
-               "0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n",
+               "0 0 0 0.25 0.5\n1 0 0 0.75 0.5\n1 1 0 0.75 1\n0 1 0 0.25 1\n4 0 1 2 3\n",
                ply, sizeof ply);
     char text[512];
     snprintf(text, sizeof text, "WorldBegin\n%sTranslate 0 0 2\nShape \"plymesh\" \"string filename\" \"quad.ply\"\n",
@@ -319,6 +325,14 @@ static void plymesh_loads_relative_to_scene(void **state)
         zmin = fminf(zmin, p.z), zmax = fmaxf(zmax, p.z), xmax = fmaxf(xmax, p.x);
     }
     assert_true(zmin == 2.0f && zmax == 2.0f && xmax == 1.0f);
+    /* Its texture coordinates reach the scene's vertices: u = 0.25 + x / 2, v = 0.5 + y / 2. */
+    assert_non_null(s->uv);
+    for (uint32_t i = 0; i < 6; i++) {
+        uint32_t v = s->tri_idx[i];
+        pw_vec3 p = s->pos[v];
+        if (fabsf(s->uv[2 * v] - (0.25f + 0.5f * p.x)) > 1e-6f || fabsf(s->uv[2 * v + 1] - (0.5f + 0.5f * p.y)) > 1e-6f)
+            fail_msg("vertex (%g, %g): uv (%g, %g)", p.x, p.y, s->uv[2 * v], s->uv[2 * v + 1]);
+    }
     pw_scene_free(s);
     unlink(ply);
     unlink(main_path);
@@ -337,27 +351,304 @@ static void write_image(const char *name, int w, int h, pw_vec3 a, pw_vec3 b, ch
     free(rgb);
 }
 
-/* Until pathwave has textures, an image texture stands in as its mean colour, with one warning. */
-static void image_texture_is_its_mean(void **state)
+/* Linear value the reader gives an 8-bit code of a PNG written by pw_image_write. */
+static float png_texel(const char *path, int i)
+{
+    float *rgb;
+    int w, h;
+    assert_int_equal(pw_image_read(path, &rgb, &w, &h), PW_OK);
+    float v = rgb[i];
+    free(rgb);
+    return v;
+}
+
+/* An image map becomes a scene texture on a diffuse reflectance, decoded
+ * as the file and the options say; elsewhere it is its mean, with a
+ * warning; a missing file is one counted warning and a constant. */
+static void image_texture_becomes_albedo_texture(void **state)
 {
     (void)state;
-    char img[256];
+    char img[256], png[256];
     write_image("tex.pfm", 4, 2, v3(1, 0, 0), v3(0, 0, 0.5f), img, sizeof img);
-    char text[1024];
+    write_image("tex.png", 2, 1, v3(0.2f, 0.2f, 0.2f), v3(0.8f, 0.8f, 0.8f), png, sizeof png);
+    char text[2048];
     snprintf(text, sizeof text,
              "WorldBegin\n%s"
              "Texture \"t\" \"spectrum\" \"imagemap\" \"string filename\" \"tex.pfm\"\n"
              "Material \"diffuse\" \"texture reflectance\" \"t\"\nShape \"sphere\"\n"
-             "Texture \"u\" \"spectrum\" \"imagemap\" \"string filename\" \"tex.pfm\" \"float scale\" 2\n"
-             "Material \"diffuse\" \"texture reflectance\" \"u\"\nShape \"sphere\"\n",
+             "Texture \"u\" \"spectrum\" \"imagemap\" \"string filename\" \"tex.png\" \"float scale\" 0.5\n"
+             "  \"bool invert\" true \"string wrap\" \"clamp\"\n"
+             "Material \"diffuse\" \"texture reflectance\" \"u\"\nShape \"sphere\"\n"
+             "Texture \"lin\" \"spectrum\" \"imagemap\" \"string filename\" \"tex.png\" \"string encoding\" \"linear\"\n"
+             "Texture \"g\" \"spectrum\" \"imagemap\" \"string filename\" \"tex.png\" \"string encoding\" \"gamma 3\"\n"
+             "Texture \"k\" \"spectrum\" \"scale\" \"texture tex\" \"lin\" \"rgb scale\" [0.5 1 0.25]\n"
+             "Material \"coateddiffuse\" \"texture reflectance\" \"k\" \"float roughness\" 0.01\nShape \"sphere\"\n"
+             "Material \"diffuse\" \"texture reflectance\" \"g\"\nShape \"sphere\"\n"
+             "Material \"conductor\" \"texture reflectance\" \"t\"\nShape \"sphere\"\n",
              lit);
     pw_scene *s = load_ok(text);
-    assert_vec(s->mats[s->sphere_mat[0]].albedo, 0.5f, 0, 0.25f, 1e-6f);
-    assert_vec(s->mats[s->sphere_mat[1]].albedo, 1.0f, 0, 0.5f, 1e-6f);
+    for (int i = 0; i < warned.count && i < 8; i++)
+        printf("warning: %s\n", warned.msg[i]);
+    /* The texture stands for the whole colour: albedo 1 under it. */
+    const pw_material *m0 = &s->mats[s->sphere_mat[0]];
+    assert_int_equal(m0->type, PW_MAT_LAMBERT);
+    assert_true(PW_MAT_HAS_ALBEDO_TEX(m0));
+    assert_vec(m0->albedo, 1, 1, 1, 0);
+    const pw_texture *t0 = &s->textures[PW_MAT_ALBEDO_TEX(m0)];
+    assert_int_equal(t0->w, 4);
+    assert_int_equal(t0->h, 2);
+    assert_int_equal(t0->wrap, PW_WRAP_UV(PW_WRAP_REPEAT, PW_WRAP_REPEAT));
+    const float *px = s->texels + 3 * (size_t)t0->offset;
+    assert_vec(v3(px[0], px[1], px[2]), 1, 0, 0, 0);    /* linear PFM texels as they are */
+    assert_vec(v3(px[9], px[10], px[11]), 0, 0, 0.5f, 0);
+    /* scale and invert baked into the texels: 1 - 0.5 t; clamp kept. */
+    const pw_material *m1 = &s->mats[s->sphere_mat[1]];
+    assert_true(PW_MAT_HAS_ALBEDO_TEX(m1));
+    const pw_texture *t1 = &s->textures[PW_MAT_ALBEDO_TEX(m1)];
+    assert_int_equal(t1->wrap, PW_WRAP_UV(PW_WRAP_CLAMP, PW_WRAP_CLAMP));
+    float dark = png_texel(png, 0), light = png_texel(png, 3);
+    px = s->texels + 3 * (size_t)t1->offset;
+    assert_true(fabsf(px[0] - (1.0f - 0.5f * dark)) < 1e-6f && fabsf(px[3] - (1.0f - 0.5f * light)) < 1e-6f);
+    /* coateddiffuse: the glTF dielectric (F0 0.04) with the coat's alpha,
+     * its base the texture (decoded linearly: the code over 255) times the
+     * scale texture's colour times the coat's factor for the mean. */
+    const pw_material *m2 = &s->mats[s->sphere_mat[2]];
+    assert_int_equal(m2->type, PW_MAT_METALLIC_ROUGHNESS);
+    assert_true(pw_material_metallic(m2) == 0.0f);
+    assert_true(fabsf(m2->roughness - 0.1f) < 1e-6f);
+    assert_true(PW_MAT_HAS_ALBEDO_TEX(m2));
+    const pw_texture *t2 = &s->textures[PW_MAT_ALBEDO_TEX(m2)];
+    px = s->texels + 3 * (size_t)t2->offset;
+    float c_dark = pw_linear_to_srgb(dark), c_light = pw_linear_to_srgb(light);
+    assert_true(fabsf(px[0] - c_dark) < 1e-6f && fabsf(px[3] - c_light) < 1e-6f);
+    const float fdr = -1.440f / 2.25f + 0.710f / 1.5f + 0.668f + 0.0636f * 1.5f;
+    const float k[3] = {0.5f, 1.0f, 0.25f};
+    for (int c = 0; c < 3; c++) {
+        float mean = k[c] * 0.5f * (c_dark + c_light);
+        float want = k[c] * (1 - fdr) / (1 - mean * fdr);
+        if (fabsf(v3_get(m2->albedo, c) - want) > 1e-5f)
+            fail_msg("coateddiffuse base channel %d: %g, want %g", c, v3_get(m2->albedo, c), want);
+    }
+    /* gamma 3: code^3. */
+    const pw_material *m3 = &s->mats[s->sphere_mat[3]];
+    px = s->texels + 3 * (size_t)s->textures[PW_MAT_ALBEDO_TEX(m3)].offset;
+    assert_true(fabsf(px[0] - powf(c_dark, 3.0f)) < 1e-6f);
+    /* A conductor cannot take a texture: the mean, with one warning naming the parameter. */
+    const pw_material *m4 = &s->mats[s->sphere_mat[4]];
+    assert_int_equal(m4->type, PW_MAT_CONDUCTOR);
+    assert_false(PW_MAT_HAS_ALBEDO_TEX(m4));
+    assert_int_equal(warned.count, 3); /* coateddiffuse approximated, a textured sphere, the conductor */
+    int found = 0;
+    for (int i = 0; i < 3; i++)
+        found += strstr(warned.msg[i], ":17: \"texture reflectance\": image texture \"t\" is used as its mean") != NULL;
+    assert_int_equal(found, 1);
+    pw_scene_free(s);
+
+    /* A missing image: a counted warning naming the file, line and path;
+     * the material keeps a constant colour. */
+    s = load_ok("WorldBegin\nLightSource \"infinite\"\n"
+                "Texture \"wood\" \"spectrum\" \"imagemap\" \"string filename\" \"no-such.png\"\n"
+                "Material \"diffuse\" \"texture reflectance\" \"wood\"\n"
+                "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0]\n");
     assert_int_equal(warned.count, 1);
-    assert_non_null(strstr(warned.msg[0], "scene.pbrt:3: Texture \"imagemap\": pathwave has no textures yet"));
+    assert_int_equal(s->n_warnings, 1);
+    char expect[1024];
+    snprintf(expect, sizeof expect,
+             "%s/scene.pbrt:3: Texture \"wood\": image \"no-such.png\" not used (%s/no-such.png: cannot open (No "
+             "such file or directory)); a constant 0.5 stands in",
+             tmpdir, tmpdir);
+    assert_string_equal(warned.msg[0], expect);
+    assert_false(PW_MAT_HAS_ALBEDO_TEX(&s->mats[s->tri_mat[0]]));
+    assert_vec(s->mats[s->tri_mat[0]].albedo, 0.5f, 0.5f, 0.5f, 0);
+    assert_int_equal(s->n_textures, 0);
     pw_scene_free(s);
     unlink(img);
+    unlink(png);
+}
+
+/* Pixel (column, row from the top) where the scene's camera sees point p. */
+static void project(const pw_scene *s, pw_vec3 p, int w, int h, int *px, int *py)
+{
+    pw_camera c = pw_camera_make(&s->cam, (float)w / (float)h);
+    pw_vec3 d = v3_sub(p, c.origin);
+    float depth = -v3_dot(d, c.w), focus = -v3_dot(v3_sub(c.lower_left, c.origin), c.w);
+    float x = focus * v3_dot(d, c.u) / depth, y = focus * v3_dot(d, c.v) / depth;
+    float u = 0.5f + x / v3_len(c.horizontal), v = 0.5f + y / v3_len(c.vertical);
+    *px = (int)floorf(u * (float)w);
+    *py = (int)floorf((1.0f - v) * (float)h);
+}
+
+#define LIT_W 32
+static const test_render lit_render = {LIT_W, LIT_W, 64, 1, 5, PW_LIGHT_MODE_MIS, 7, 0};
+
+/* A 4 x 4 image of four 2 x 2 blocks (red, green / blue, grey from the top)
+ * on the quad |x|, |z| <= 1 of the plane y = 0, lit straight down by a
+ * distant light of irradiance pi: a Lambert point's radiance is exactly its
+ * albedo. The texture's top-left block must show at -x, -z (v = 1 - z / 2
+ * + 1/2: image row 0 at v = 1), each block's centre its texel. Once with
+ * the uvs given, once from a bilinear patch's default uvs. */
+static void image_texture_renders_on_quad(void **state)
+{
+    (void)state;
+    static const pw_vec3 block[4] = {{0.8f, 0.1f, 0.1f}, {0.1f, 0.8f, 0.1f}, {0.1f, 0.1f, 0.8f}, {0.5f, 0.5f, 0.5f}};
+    float rgb[4 * 4 * 3];
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+            pw_vec3 c = block[(y / 2) * 2 + x / 2];
+            rgb[3 * (y * 4 + x)] = c.x, rgb[3 * (y * 4 + x) + 1] = c.y, rgb[3 * (y * 4 + x) + 2] = c.z;
+        }
+    char png[256];
+    snprintf(png, sizeof png, "%s/blocks.png", tmpdir);
+    assert_int_equal(pw_image_write(png, rgb, 4, 4, 1.0f, PW_TONEMAP_CLAMP), PW_OK);
+    static const char *const shapes[2] = {
+        "Shape \"trianglemesh\" \"point3 P\" [-1 0 -1 1 0 -1 1 0 1 -1 0 1] \"integer indices\" [0 1 2 0 2 3]\n"
+        "  \"point2 uv\" [0 1 1 1 1 0 0 0]\n",
+        "Shape \"bilinearmesh\" \"point3 P\" [-1 0 1 1 0 1 -1 0 -1 1 0 -1]\n"};
+    for (int k = 0; k < 2; k++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "LookAt 0 4 0  0 0 0  0 0 -1\nCamera \"perspective\" \"float fov\" 40\n"
+                 "Film \"rgb\" \"integer xresolution\" %d \"integer yresolution\" %d\n"
+                 "WorldBegin\n"
+                 "LightSource \"distant\" \"point3 from\" [0 1 0] \"point3 to\" [0 0 0] \"rgb L\" [%.9g %.9g %.9g]\n"
+                 "Texture \"blocks\" \"spectrum\" \"imagemap\" \"string filename\" \"blocks.png\"\n"
+                 "Material \"diffuse\" \"texture reflectance\" \"blocks\"\n%s",
+                 LIT_W, LIT_W, M_PI, M_PI, M_PI, shapes[k]);
+        pw_scene *s = load_ok(text);
+        assert_int_equal(warned.count, 0);
+        float *img = test_render_image(s, &lit_render);
+        static const float cx[4] = {-0.5f, 0.5f, -0.5f, 0.5f}, cz[4] = {-0.5f, -0.5f, 0.5f, 0.5f};
+        for (int b = 0; b < 4; b++) {
+            int px, py;
+            project(s, v3(cx[b], 0, cz[b]), LIT_W, LIT_W, &px, &py);
+            /* The texel's value as the reader decodes it. */
+            int texel = 3 * ((b / 2) * 2 * 4 + (b % 2) * 2);
+            for (int c = 0; c < 3; c++) {
+                float got = img[3 * (py * LIT_W + px) + c], want = png_texel(png, texel + c);
+                if (fabsf(got - want) > 2e-3f * want + 1e-5f)
+                    fail_msg("shape %d block %d pixel (%d, %d) channel %d: %g, texel %g", k, b, px, py, c, got,
+                             want);
+            }
+        }
+        free(img);
+        pw_scene_free(s);
+    }
+    unlink(png);
+}
+
+/* A diffuse plane of reflectance a at y = 0 seen from (0, 4, 0) with a
+ * 60 degree field of view. Pixel (px, py) covers x and z in
+ * half * [2 px / W - 1, 2 (px + 1) / W - 1] up to the image's orientation,
+ * which the radially symmetric point light below does not see. */
+#define PLANE_SCENE                                                                                                  \
+    "LookAt 0 4 0  0 0 0  0 0 -1\nCamera \"perspective\" \"float fov\" 60\n"                                           \
+    "Film \"rgb\" \"integer xresolution\" 32 \"integer yresolution\" 32\n"                                             \
+    "WorldBegin\nMaterial \"diffuse\" \"rgb reflectance\" [0.5 0.6 0.7]\n"                                           \
+    "Shape \"trianglemesh\" \"point3 P\" [-3 0 -3 3 0 -3 3 0 3 -3 0 3] \"integer indices\" [0 2 1 0 3 2]\n"
+
+static const float plane_albedo[3] = {0.5f, 0.6f, 0.7f};
+
+/* LightSource "point": I times scale at the transformed "from"; "power"
+ * sets I = power / (4 pi). Rendered over the plane from 1.5 above its
+ * centre, every pixel is a / pi * I * h / d^3 averaged over the pixel
+ * (16 x 16 midpoints), within 2%. */
+static void point_light_matches_closed_form(void **state)
+{
+    (void)state;
+    pw_scene *s = load_ok(PLANE_SCENE "AttributeBegin\nTranslate 0 1 0\n"
+                                      "LightSource \"point\" \"point3 from\" [0 0.5 0] \"rgb I\" [5 10 15] "
+                                      "\"float scale\" 2\nAttributeEnd\n");
+    assert_int_equal(warned.count, 0);
+    assert_int_equal(s->n_delta_lights, 1);
+    assert_int_equal(s->delta_type[0], PW_LIGHT_POINT);
+    assert_vec(s->delta_lights[0].v, 0, 1.5f, 0, 1e-6f);
+    assert_vec(s->delta_lights[0].L, 10, 20, 30, 1e-5f);
+    float *img = test_render_image(s, &lit_render);
+    const double h = 1.5, half = 4.0 * tan(M_PI / 6.0);
+    for (int py = 0; py < LIT_W; py++)
+        for (int px = 0; px < LIT_W; px++)
+            for (int c = 0; c < 3; c++) {
+                double sum = 0.0;
+                for (int j = 0; j < 16; j++)
+                    for (int i = 0; i < 16; i++) {
+                        double x = half * (2.0 * (px + (i + 0.5) / 16) / LIT_W - 1.0);
+                        double z = half * (2.0 * (py + (j + 0.5) / 16) / LIT_W - 1.0);
+                        double d = sqrt(x * x + z * z + h * h);
+                        sum += plane_albedo[c] / M_PI * 10.0 * (c + 1) * h / (d * d * d);
+                    }
+                double want = sum / 256.0, got = img[3 * (py * LIT_W + px) + c];
+                if (fabs(got - want) > 0.02 * want)
+                    fail_msg("pixel (%d, %d) channel %d: %.6f, closed form %.6f", px, py, c, got, want);
+            }
+    free(img);
+    pw_scene_free(s);
+    s = load_ok("WorldBegin\nLightSource \"point\" \"float power\" 100\nShape \"sphere\"\n");
+    assert_int_equal(warned.count, 0);
+    float want = (float)(100.0 / (4.0 * M_PI));
+    assert_vec(s->delta_lights[0].L, want, want, want, 1e-5f);
+    pw_scene_free(s);
+}
+
+/* LightSource "distant": irradiance L times scale travelling from "from"
+ * toward "to" under the current transform; every pixel of the plane is
+ * a / pi * E * cos(theta) to 1e-4. */
+static void distant_light_matches_closed_form(void **state)
+{
+    (void)state;
+    /* Rotate 90 about y takes the light-space direction (-2, -2, -1) to (-1, -2, 2). */
+    pw_scene *s = load_ok(PLANE_SCENE "AttributeBegin\nRotate 90 0 1 0\n"
+                                      "LightSource \"distant\" \"point3 from\" [2 2 1] \"point3 to\" [0 0 0] "
+                                      "\"rgb L\" [3 2 1] \"float scale\" 0.5\nAttributeEnd\n");
+    assert_int_equal(warned.count, 0);
+    assert_int_equal(s->n_delta_lights, 1);
+    assert_int_equal(s->delta_type[0], PW_LIGHT_DISTANT);
+    /* Stored as the unit direction toward the light. */
+    assert_vec(s->delta_lights[0].v, 1.0f / 3, 2.0f / 3, -2.0f / 3, 1e-6f);
+    assert_vec(s->delta_lights[0].L, 1.5f, 1.0f, 0.5f, 1e-6f);
+    float *img = test_render_image(s, &lit_render);
+    const double e[3] = {1.5, 1.0, 0.5}, cos_t = 2.0 / 3.0;
+    for (int i = 0; i < LIT_W * LIT_W; i++)
+        for (int c = 0; c < 3; c++) {
+            double want = plane_albedo[c] / M_PI * e[c] * cos_t, got = img[3 * i + c];
+            if (fabs(got - want) > 1e-4 * want)
+                fail_msg("pixel %d channel %d: %.7f, closed form %.7f", i, c, got, want);
+        }
+    free(img);
+    pw_scene_free(s);
+}
+
+/* dielectric with roughness is the GGX rough dielectric with pbrt-v4's
+ * alpha: sqrt(roughness) when remapped, the value itself when not;
+ * anisotropic roughness takes the geometric mean of the two alphas, with
+ * one warning; no roughness stays the smooth dielectric. */
+static void rough_dielectric_alpha(void **state)
+{
+    (void)state;
+    pw_scene *s = load_ok("WorldBegin\nLightSource \"infinite\"\n"
+                          "Material \"dielectric\" \"float eta\" 1.4 \"float roughness\" 0.04\nShape \"sphere\"\n"
+                          "Material \"dielectric\" \"float roughness\" 0.3 \"bool remaproughness\" false\n"
+                          "Shape \"sphere\"\n"
+                          "Material \"dielectric\" \"float uroughness\" 0.04 \"float vroughness\" 0.16\n"
+                          "Shape \"sphere\"\n"
+                          "Material \"dielectric\"\nShape \"sphere\"\n"
+                          "Material \"dielectric\" \"float uroughness\" 0.09 \"float vroughness\" 0.01\n"
+                          "Shape \"sphere\"\n");
+    const pw_material *m = &s->mats[s->sphere_mat[0]];
+    assert_int_equal(m->type, PW_MAT_ROUGH_DIELECTRIC);
+    assert_true(m->ior == 1.4f);
+    assert_true(fabsf(m->roughness - 0.2f) < 1e-6f);
+    m = &s->mats[s->sphere_mat[1]];
+    assert_int_equal(m->type, PW_MAT_ROUGH_DIELECTRIC);
+    assert_true(m->ior == 1.5f);
+    assert_true(fabsf(m->roughness - 0.3f) < 1e-6f);
+    m = &s->mats[s->sphere_mat[2]];
+    assert_int_equal(m->type, PW_MAT_ROUGH_DIELECTRIC);
+    assert_true(fabsf(m->roughness - sqrtf(0.2f * 0.4f)) < 1e-6f);
+    assert_int_equal(s->mats[s->sphere_mat[3]].type, PW_MAT_DIELECTRIC);
+    assert_true(fabsf(s->mats[s->sphere_mat[4]].roughness - sqrtf(0.3f * 0.1f)) < 1e-6f);
+    assert_int_equal(warned.count, 1);
+    assert_non_null(strstr(warned.msg[0], "scene.pbrt:7: dielectric: anisotropic roughness approximated"));
+    pw_scene_free(s);
 }
 
 /* pbrt's environment has +z up; Rotate -90 1 0 0 makes it pathwave's +y up. */
@@ -449,8 +740,8 @@ static void unsupported_features_warn_once(void **state)
 {
     (void)state;
     pw_scene *s = load_ok("WorldBegin\n"
-                          "LightSource \"point\" \"rgb I\" [1 1 1]\n"
-                          "LightSource \"point\" \"rgb I\" [1 1 1]\n"
+                          "LightSource \"spot\" \"rgb I\" [1 1 1]\n"
+                          "LightSource \"spot\" \"rgb I\" [1 1 1]\n"
                           "Shape \"disk\"\n"
                           "Shape \"disk\"\n"
                           "AttributeBegin\n"
@@ -464,7 +755,7 @@ static void unsupported_features_warn_once(void **state)
     char expect[512];
     snprintf(
         expect, sizeof expect,
-        "%s:2: LightSource \"point\" is not supported (pathwave has no point, spot or distant lights yet): left out",
+        "%s:2: LightSource \"spot\" is not supported (pathwave has point, distant and infinite lights): left out",
         path);
     assert_string_equal(warned.msg[0], expect);
     snprintf(expect, sizeof expect, "%s:4: Shape \"disk\" is not supported: left out", path);
@@ -510,7 +801,11 @@ int main(void)
         cmocka_unit_test(object_instances_are_copied),
         cmocka_unit_test(include_resolves_relative_paths),
         cmocka_unit_test(plymesh_loads_relative_to_scene),
-        cmocka_unit_test(image_texture_is_its_mean),
+        cmocka_unit_test(image_texture_becomes_albedo_texture),
+        cmocka_unit_test(image_texture_renders_on_quad),
+        cmocka_unit_test(point_light_matches_closed_form),
+        cmocka_unit_test(distant_light_matches_closed_form),
+        cmocka_unit_test(rough_dielectric_alpha),
         cmocka_unit_test(infinite_light_map_and_orientation),
         cmocka_unit_test(errors_name_file_line_column),
         cmocka_unit_test(unsupported_features_warn_once),

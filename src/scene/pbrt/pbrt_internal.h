@@ -138,10 +138,13 @@ typedef struct pbrt_names {
     uint32_t n, cap;
 } pbrt_names;
 
-/* A texture as far as pathwave uses it: a constant colour (an image's
- * mean until textures exist) and, for an image, its file. */
+/* A texture as far as pathwave uses it: an image map's scene texture (a
+ * diffuse reflectance becomes that texture times tint), and the constant
+ * every other use reads (a colour, or an image's mean times tint). */
 typedef struct pbrt_texture {
     pw_vec3 value;
+    uint32_t image; /* scene texture index, UINT32_MAX for a constant */
+    pw_vec3 tint;   /* multiplies the image ("scale" textures over an image map) */
     char *filename;
 } pbrt_texture;
 
@@ -226,6 +229,12 @@ typedef enum pbrt_color_use { PBRT_ALBEDO, PBRT_ILLUMINANT, PBRT_UNBOUNDED } pbr
  * texture (its constant stand-in) or a float. *found says whether it was given. */
 pw_status pbrt_get_color(pbrt_ctx *c, pbrt_params *ps, const char *name, pw_vec3 def, pbrt_color_use use, pw_vec3 *out,
                          int *found);
+/* A reflectance that may be an image texture: *tex gets its scene texture
+ * (UINT32_MAX for none) and *out the colour that multiplies it, or the
+ * constant colour when there is no image; *mean (may be NULL) the mean
+ * reflectance either way. */
+pw_status pbrt_get_albedo(pbrt_ctx *c, pbrt_params *ps, const char *name, pw_vec3 def, pw_vec3 *out, uint32_t *tex,
+                         pw_vec3 *mean);
 /* A float parameter that may also name a float texture. */
 pw_status pbrt_get_float_tex(pbrt_ctx *c, pbrt_params *ps, const char *name, float def, float *out);
 

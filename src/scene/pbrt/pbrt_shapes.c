@@ -14,11 +14,13 @@
 #include "scene/pbrt/pbrt_internal.h"
 
 /* A mesh as read: positions, optional normals and uvs (2 per vertex), and
- * 3 vertex indices per triangle, all in object space. */
+ * 3 vertex indices per triangle, all in object space. patches: the
+ * triangles are bilinear patches' halves, in pairs. */
 typedef struct mesh_in {
     uint32_t nv, nt;
     const double *P, *N, *uv;
     const uint32_t *idx;
+    int patches;
 } mesh_in;
 
 static int is_finite3(pw_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
@@ -49,12 +51,17 @@ static int flip_winding(const pw_vec3 *p, const pw_vec3 *n, const uint32_t *t, i
     return swap;
 }
 
+static pw_status add_mesh_default_uv(pbrt_ctx *c, const pbrt_params *ps, const mesh_in *in, const pbrt_mat4 *m,
+                                     uint32_t mat, int reverse);
+
 static pw_status add_mesh(pbrt_ctx *c, const pbrt_params *ps, const mesh_in *in, const pbrt_mat4 *m, uint32_t mat,
                           int reverse)
 {
     pbrt_mat4 inv;
     if (!pbrt_mat_inverse(m, &inv))
         return pbrt_error_at(ps->path, ps->line, ps->col, "Shape: the current transform is singular");
+    if (!in->uv && PW_MAT_HAS_ALBEDO_TEX(&c->scene->mats[mat]) && in->nt > 0 && (uint64_t)in->nt * 3 <= UINT32_MAX)
+        return add_mesh_default_uv(c, ps, in, m, mat, reverse);
     pw_vec3 *p = malloc((size_t)in->nv * sizeof *p);
     pw_vec3 *n = in->N ? malloc((size_t)in->nv * sizeof *n) : NULL;
     float *uv = in->uv ? malloc((size_t)in->nv * 2 * sizeof *uv) : NULL;
@@ -90,6 +97,43 @@ static pw_status add_mesh(pbrt_ctx *c, const pbrt_params *ps, const mesh_in *in,
     free(uv);
     if (st == PW_OK && in->nt > 0 && !v3_is_zero(c->scene->mats[mat].emission))
         c->emissive_lights++;
+    return st;
+}
+
+/* A textured mesh without "uv": pbrt gives each triangle's corners (0, 0),
+ * (1, 0), (1, 1), and a bilinear patch's corners (0, 0), (1, 0), (0, 1),
+ * (1, 1) (its halves (0, 0), (1, 0), (1, 1) and (0, 0), (1, 1), (0, 1)).
+ * Shared vertices cannot hold these, so each triangle gets its own three. */
+static pw_status add_mesh_default_uv(pbrt_ctx *c, const pbrt_params *ps, const mesh_in *in, const pbrt_mat4 *m,
+                                     uint32_t mat, int reverse)
+{
+    static const double corner[2][6] = {{0, 0, 1, 0, 1, 1}, {0, 0, 1, 1, 0, 1}};
+    size_t nv = (size_t)in->nt * 3;
+    double *P = malloc(nv * 3 * sizeof *P), *N = in->N ? malloc(nv * 3 * sizeof *N) : NULL;
+    double *uv = malloc(nv * 2 * sizeof *uv);
+    uint32_t *idx = malloc(nv * sizeof *idx);
+    pw_status st = PW_OK;
+    if (!P || !uv || !idx || (in->N && !N))
+        st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s:%d: out of memory for a mesh of %u triangles", ps->path, ps->line,
+                     in->nt);
+    for (size_t i = 0; st == PW_OK && i < nv; i++) {
+        uint32_t v = in->idx[i];
+        memcpy(P + 3 * i, in->P + 3 * (size_t)v, 3 * sizeof *P);
+        if (N)
+            memcpy(N + 3 * i, in->N + 3 * (size_t)v, 3 * sizeof *N);
+        const double *cuv = corner[in->patches && (i / 3) % 2 == 1];
+        uv[2 * i] = cuv[2 * (i % 3)];
+        uv[2 * i + 1] = cuv[2 * (i % 3) + 1];
+        idx[i] = (uint32_t)i;
+    }
+    if (st == PW_OK) {
+        mesh_in flat = {(uint32_t)nv, in->nt, P, N, uv, idx, 0};
+        st = add_mesh(c, ps, &flat, m, mat, reverse);
+    }
+    free(P);
+    free(N);
+    free(uv);
+    free(idx);
     return st;
 }
 
@@ -189,6 +233,7 @@ static pw_status bilinear_mesh(pbrt_ctx *c, pbrt_params *ps, const pbrt_mat4 *m,
     }
     in.idx = tri;
     in.nt = n / 4 * 2;
+    in.patches = 1;
     st = add_mesh(c, ps, &in, m, mat, reverse);
     free(quad);
     free(tri);
@@ -230,7 +275,7 @@ static pw_status ply_submesh(pbrt_ctx *c, pbrt_params *ps, const struct aiMesh *
         nt++;
     }
     if (st == PW_OK) {
-        mesh_in in = {nv, nt, P, N, uv, idx};
+        mesh_in in = {nv, nt, P, N, uv, idx, 0};
         st = add_mesh(c, ps, &in, m, mat, reverse);
     }
     free(P);
@@ -294,6 +339,10 @@ static pw_status sphere(pbrt_ctx *c, pbrt_params *ps, const pbrt_mat4 *m, uint32
         pbrt_warn_once(c, "nonuniform sphere", ps->path, ps->line,
                        "sphere under a non-uniform scale (%g, %g, %g): rendered as a sphere of the mean radius", s[0],
                        s[1], s[2]);
+    if (PW_MAT_HAS_ALBEDO_TEX(&c->scene->mats[mat]))
+        pbrt_warn_once(c, "textured sphere", ps->path, ps->line,
+                       "textured sphere: pathwave's sphere coordinates (u around world +y) replace pbrt's (u around "
+                       "the object's +z)");
     pw_vec3 centre = pbrt_xform_point(m, v3(0, 0, 0));
     float radius = (float)(r * (s[0] + s[1] + s[2]) / 3.0);
     if (!is_finite3(centre) || !(radius > 0.0f) || !isfinite(radius))
