@@ -41,6 +41,8 @@ SPONZA=carry/shared/scenes/sponza-dabrovic/sponza.obj
 step gpu-tests $BIN/test_gpu
 # Again with every wavefront bounce run stage by stage (no tail kernel).
 step gpu-tests-no-tail env PATHWAVE_WAVE_TAIL=0 $BIN/test_gpu
+# And with the wave launched kernel by kernel instead of as one graph.
+step gpu-tests-no-graph env PATHWAVE_WAVE_GRAPH=0 $BIN/test_gpu
 # The analytic and furnace tests of the CPU suite, rendered on each GPU backend.
 for b in cuda-mega cuda-wave; do
     step "analytic-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_analytic
@@ -60,7 +62,8 @@ step memcheck-texture compute-sanitizer --tool memcheck --error-exitcode 1 \
     -o "$OUT/memcheck-texture.png"
 step memcheck-wave compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render cornell --backend cuda-wave --width 64 --height 48 --spp 2 -q -o "$OUT/memcheck-wave.png"
-step racecheck-wave compute-sanitizer --tool racecheck --error-exitcode 1 \
+# racecheck does not run graphs with conditional nodes: the wave unrolled.
+PATHWAVE_WAVE_GRAPH=0 step racecheck-wave compute-sanitizer --tool racecheck --error-exitcode 1 \
     $PW render toy --backend cuda-wave --width 32 --height 18 --spp 1 -q -o "$OUT/racecheck-wave.png"
 step racecheck-toy compute-sanitizer --tool racecheck --error-exitcode 1 \
     $PW render toy-small --backend cuda-mega --width 32 --height 18 --spp 1 -q -o "$OUT/racecheck.png"

@@ -33,7 +33,13 @@ static void print_stage_stats(const pw_renderer *r, int frames)
     for (int k = 0; k < PW_STAGE_COUNT; k++)
         printf(" %20s", pw_stage_name(k));
     printf("\n");
-    for (int b = 0; b < rows; b++) {
+    /* Bounces past the last one with paths are summed into one line. */
+    int last = 0;
+    for (int b = 0; b < rows; b++)
+        for (int k = 0; k < PW_STAGE_COUNT; k++)
+            if (st[b].items[k])
+                last = b;
+    for (int b = 0; b <= last; b++) {
         printf("%-7d", b);
         for (int k = 0; k < PW_STAGE_COUNT; k++) {
             char cell[32];
@@ -42,6 +48,15 @@ static void print_stage_stats(const pw_renderer *r, int frames)
             printf(" %20s", st[b].items[k] || st[b].seconds[k] > 0 ? cell : "-");
         }
         printf("\n");
+    }
+    if (last + 1 < rows) {
+        double idle = 0.0;
+        for (int b = last + 1; b < rows; b++)
+            for (int k = 0; k < PW_STAGE_COUNT; k++)
+                idle += st[b].seconds[k];
+        printf("%d-%d: no paths left (the paths the tail kernel took are not counted above); %.3f ms of empty "
+               "stages here, none in the graph that renders without --stats\n",
+               last + 1, rows - 1, idle * 1e3 / frames);
     }
 }
 

@@ -2,10 +2,15 @@
  * queues in device memory. Stage kernels are launched with a fixed,
  * occupancy-filling grid and read their item count from a device counter
  * the previous stage wrote, so no bounce waits for the host. A wave's whole
- * sequence (generate, then max_depth + 1 bounces of five kernels) is
- * captured once in a CUDA graph and replayed per wave: the host never waits
- * inside a frame, and kernels of bounces whose queues are empty return at
- * once. A wave takes several samples of every pixel when they fit
+ * sequence is one CUDA graph, built once and replayed per wave: generate,
+ * then a conditional WHILE node whose body is one bounce (five stage kernels
+ * and the tail), repeated for as long as k_advance finds paths left and
+ * max_depth not reached; then gather. The bounce index lives on the device
+ * (params[4]), so one body serves every bounce. The host never waits inside
+ * a frame, and no kernel is launched for bounces that have no paths (a
+ * graph with every bounce up to max_depth unrolled spent about 5 us a
+ * bounce launching empty kernels: 1.2 ms of a Cornell box frame at max
+ * depth 64). A wave takes several samples of every pixel when they fit
  * (pw_wave_plan), so small images do not pay a wave's fixed costs per
  * sample. Once a bounce's queue is shorter than the threads the GPU holds
  * at once, k_finish_tail runs those paths to their end (pw_wf_finish_tail):
@@ -29,9 +34,10 @@ typedef struct cuda_wave {
     void *mem;
     unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays */
     uint32_t *d_log;              /* per bounce: rays, shadow rays, shaded paths (stage statistics) */
-    uint32_t *d_params;           /* the wave: first pixel, first sample, pixels, samples */
+    uint32_t *d_params;           /* the wave: first pixel, first sample, pixels, samples; the bounce */
     cudaStream_t stream;
-    cudaGraphExec_t graph;        /* a whole wave, captured once */
+    cudaGraphExec_t graph;        /* a whole wave, built once */
+    cudaGraphConditionalHandle loop_handle; /* the bounce loop's condition */
     int grid;                     /* blocks of WAVE_BLOCK threads that fill the GPU */
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     cudaEvent_t *ev;              /* stage statistics: (PW_STAGE_COUNT + 1) events per bounce */
@@ -40,8 +46,10 @@ typedef struct cuda_wave {
 
 #define GRID_STRIDE(i, n) for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
 
-/* The wave's parameters live in device memory so one captured graph serves
- * every wave. */
+/* The wave's parameters live in device memory so one graph serves every
+ * wave and every bounce. */
+#define P_BOUNCE 4
+#define N_PARAMS 5
 __global__ void k_set_wave(uint32_t *params, uint32_t first, uint32_t sample, uint32_t pixels, uint32_t samples)
 {
     params[0] = first;
@@ -50,7 +58,7 @@ __global__ void k_set_wave(uint32_t *params, uint32_t first, uint32_t sample, ui
     params[3] = samples;
 }
 
-__global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params)
+__global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uint32_t *params)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, n = params[2] * params[3];
     if (i < n)
@@ -62,21 +70,29 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, con
         w.counters[PW_WF_SHADED] = 0;
         w.counters[PW_WF_SLOTS] = n;
         w.counters[PW_WF_TAIL] = 0;
+        params[P_BOUNCE] = 0;
     }
 }
 
-__global__ void k_extend(pw_wave w, pw_scene_view v, const uint32_t *queue)
+/* This bounce's ray queue and the next one's. */
+#define QUEUE(params) (w.queue[(params)[P_BOUNCE] & 1u])
+#define NEXT_QUEUE(params) (w.queue[((params)[P_BOUNCE] + 1u) & 1u])
+
+__global__ void k_extend(pw_wave w, pw_scene_view v, const uint32_t *params)
 {
     pw_cuda_spheres_to_shared(&v);
+    const uint32_t *queue = QUEUE(params);
     GRID_STRIDE(i, w.counters[PW_WF_RAYS])
     pw_wf_extend(&w, &v, queue, i);
 }
 
 /* k_shade keeps its 128 registers: capping it at 64 or 80 spilled and
  * measured 10-20% slower (docs/PERFORMANCE.md). */
-__global__ void k_shade(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *queue, uint32_t *next)
+__global__ void k_shade(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params)
 {
     pw_cuda_spheres_to_shared(&v);
+    const uint32_t *queue = QUEUE(params);
+    uint32_t *next = NEXT_QUEUE(params);
     GRID_STRIDE(i, w.counters[PW_WF_RAYS])
     pw_wf_shade(&w, &v, &prm, queue, next, i);
 }
@@ -101,12 +117,16 @@ __global__ void k_gather(pw_wave w, const uint32_t *params, float *sum)
 }
 
 /* The last paths of a wave, each run to its end by one thread; capped at
- * 64 registers like the megakernel, whose loop it is. */
+ * 64 registers like the megakernel, whose loop it is. Runs after k_advance
+ * (the bounce index already moved on), not after the last bounce. */
 __global__ void __launch_bounds__(WAVE_BLOCK, 8) k_finish_tail(pw_wave w, pw_scene_view v, pw_render_params prm,
-                                                               const uint32_t *queue, float *sum,
+                                                               const uint32_t *params, float *sum,
                                                                unsigned long long *totals)
 {
+    if (params[P_BOUNCE] > prm.max_depth)
+        return;
     pw_cuda_spheres_to_shared(&v);
+    const uint32_t *queue = QUEUE(params);
     uint32_t ext = 0, shadow = 0;
     GRID_STRIDE(i, w.counters[PW_WF_TAIL])
     pw_wf_finish_tail(&w, &v, &prm, queue, i, sum, &ext, &shadow);
@@ -118,9 +138,12 @@ __global__ void __launch_bounds__(WAVE_BLOCK, 8) k_finish_tail(pw_wave w, pw_sce
 }
 
 /* Closes a bounce: counts its rays, makes the next queue current, or hands
- * it to k_finish_tail when it holds at most tail_max paths. */
-__global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, uint32_t bounce, uint32_t tail_max)
+ * it to k_finish_tail when it holds at most tail_max paths. In the graph it
+ * also decides whether the WHILE node runs another bounce (loop is set). */
+__global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, uint32_t *params, uint32_t tail_max,
+                          uint32_t max_depth, cudaGraphConditionalHandle loop_handle, int loop)
 {
+    uint32_t bounce = params[P_BOUNCE];
     uint32_t rays = w.counters[PW_WF_RAYS], shadows = w.counters[PW_WF_SHADOWS];
     totals[0] += rays;
     totals[1] += shadows;
@@ -136,6 +159,9 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     w.counters[PW_WF_NEXT] = 0;
     w.counters[PW_WF_SHADOWS] = 0;
     w.counters[PW_WF_SHADED] = 0;
+    params[P_BOUNCE] = bounce + 1u;
+    if (loop)
+        cudaGraphSetConditional(loop_handle, !tail && bounce + 1u <= max_depth);
 }
 
 static pw_status wave_setup(pw_renderer *r, cuda_state *c)
@@ -170,8 +196,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_totals, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
-    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, 4 * sizeof(uint32_t)));
-    r->stats.device_bytes += bytes + 2 * sizeof(unsigned long long) + (3 * PW_STATS_BOUNCES + 4) * sizeof(uint32_t);
+    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, N_PARAMS * sizeof(uint32_t)));
+    r->stats.device_bytes += bytes + 2 * sizeof(unsigned long long) + (3 * PW_STATS_BOUNCES + N_PARAMS) * sizeof(uint32_t);
     PW_CUDA_TRY(cudaStreamCreateWithFlags(&cw->stream, cudaStreamNonBlocking));
     int dev, sms, per_sm = 0;
     PW_CUDA_TRY(cudaGetDevice(&dev));
@@ -222,70 +248,137 @@ static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t boun
     return PW_OK;
 }
 
-/* Queues one wave's kernels on cw->stream: generate, then every bounce up
- * to max_depth. With events, marks each stage. Returns the first error. */
-static cudaError_t launch_wave(pw_renderer *r, cuda_state *c, int events)
+#define STEP(call)                    \
+    do {                              \
+        call;                         \
+        if ((e = cudaGetLastError())) \
+            return e;                 \
+    } while (0)
+
+static cudaError_t launch_generate(pw_renderer *r, cuda_state *c)
 {
     cuda_wave *cw = c->wave;
-    pw_wave *w = &cw->w;
-    cudaStream_t st = cw->stream;
-    size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
     cudaError_t e = cudaSuccess;
-#define STEP(call)                       \
-    do {                                 \
-        call;                            \
-        if ((e = cudaGetLastError()))    \
-            return e;                    \
-    } while (0)
-#define MARK(b, k)                                         \
-    do {                                                   \
-        if (events)                                        \
-            STEP(cudaEventRecord(EV(b, k), st));           \
-    } while (0)
-    MARK(0, 0);
-    STEP((k_generate<<<(w->cap + WAVE_BLOCK - 1) / WAVE_BLOCK, WAVE_BLOCK, 0, st>>>(
-        *w, c->scene.view, r->params, cw->d_params)));
-    for (uint32_t b = 0; b <= r->params.max_depth; b++) {
-        const uint32_t *q = w->queue[b & 1];
-        uint32_t *next = w->queue[(b + 1) & 1];
-        MARK(b, 1);
-        STEP((k_extend<<<cw->grid, WAVE_BLOCK, smem, st>>>(*w, c->scene.view, q)));
-        MARK(b, 2);
-        STEP((k_shade<<<cw->grid, WAVE_BLOCK, smem, st>>>(*w, c->scene.view, r->params, q, next)));
-        MARK(b, 3);
-        STEP((k_connect<<<cw->grid, WAVE_BLOCK, smem, st>>>(*w, c->scene.view)));
-        MARK(b, 4);
-        STEP((k_resolve<<<cw->grid, WAVE_BLOCK, 0, st>>>(*w, r->params, c->d_sum)));
-        MARK(b, 5);
-        STEP((k_advance<<<1, 1, 0, st>>>(*w, cw->d_totals, cw->d_log, b, cw->tail_max)));
-        if (cw->tail_max > 0 && b < r->params.max_depth)
-            STEP((k_finish_tail<<<cw->grid, WAVE_BLOCK, smem, st>>>(*w, c->scene.view, r->params, next, c->d_sum,
-                                                                    cw->d_totals)));
-    }
-    if (r->params.split <= 1)
-        STEP((k_gather<<<cw->grid, WAVE_BLOCK, 0, st>>>(*w, cw->d_params, c->d_sum)));
-#undef MARK
-#undef STEP
+    STEP((k_generate<<<(cw->w.cap + WAVE_BLOCK - 1) / WAVE_BLOCK, WAVE_BLOCK, 0, cw->stream>>>(
+        cw->w, c->scene.view, r->params, cw->d_params)));
     return e;
 }
 
-/* Captures one wave into cw->graph. */
-static pw_status capture_graph(pw_renderer *r, cuda_state *c)
+/* One bounce's kernels on cw->stream; with events, each stage is marked
+ * (event k of the bounce just before stage k, event 5 after the last). In
+ * the graph, loop_handle is the WHILE node's condition. */
+static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint32_t b,
+                                 cudaGraphConditionalHandle loop_handle, int loop)
+{
+    cuda_wave *cw = c->wave;
+    cudaStream_t st = cw->stream;
+    size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
+    cudaError_t e = cudaSuccess;
+#define MARK(k)                                      \
+    do {                                             \
+        if (events)                                  \
+            STEP(cudaEventRecord(EV(b, k), st));     \
+    } while (0)
+    MARK(1);
+    STEP((k_extend<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params)));
+    MARK(2);
+    STEP((k_shade<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params)));
+    MARK(3);
+    STEP((k_connect<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view)));
+    MARK(4);
+    STEP((k_resolve<<<cw->grid, WAVE_BLOCK, 0, st>>>(cw->w, r->params, c->d_sum)));
+    MARK(5);
+    STEP((k_advance<<<1, 1, 0, st>>>(cw->w, cw->d_totals, cw->d_log, cw->d_params, cw->tail_max, r->params.max_depth,
+                                     loop_handle, loop)));
+    if (cw->tail_max > 0)
+        STEP((k_finish_tail<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params,
+                                                                c->d_sum, cw->d_totals)));
+#undef MARK
+    return e;
+}
+
+static cudaError_t launch_gather(pw_renderer *r, cuda_state *c)
+{
+    cuda_wave *cw = c->wave;
+    cudaError_t e = cudaSuccess;
+    if (r->params.split <= 1)
+        STEP((k_gather<<<cw->grid, WAVE_BLOCK, 0, cw->stream>>>(cw->w, cw->d_params, c->d_sum)));
+    return e;
+}
+
+/* One wave launched kernel by kernel, every bounce up to max_depth (those
+ * without paths return at once): for stage statistics (with events), and
+ * without the graph (PATHWAVE_WAVE_GRAPH=0: compute-sanitizer's racecheck
+ * does not run graphs with conditional nodes, and it measures the graph's
+ * gain). */
+static cudaError_t launch_wave_unrolled(pw_renderer *r, cuda_state *c, int events)
+{
+    cuda_wave *cw = c->wave;
+    cudaError_t e;
+    if (events && (e = cudaEventRecord(EV(0, 0), cw->stream)) != cudaSuccess)
+        return e;
+    if ((e = launch_generate(r, c)) != cudaSuccess)
+        return e;
+    for (uint32_t b = 0; b <= r->params.max_depth; b++)
+        if ((e = launch_bounce(r, c, events, b, 0, 0)) != cudaSuccess)
+            return e;
+    return launch_gather(r, c);
+}
+
+/* Captures stream work into graph g after the node dep (none when NULL);
+ * returns the last node added. */
+static cudaError_t capture_into(cudaStream_t st, cudaGraph_t g, const cudaGraphNode_t *dep, pw_renderer *r,
+                                cuda_state *c, cudaError_t (*launch)(pw_renderer *, cuda_state *),
+                                cudaGraphNode_t *last)
+{
+    cudaError_t e = cudaStreamBeginCaptureToGraph(st, g, dep, NULL, dep ? 1 : 0, cudaStreamCaptureModeThreadLocal);
+    if (e != cudaSuccess)
+        return e;
+    cudaError_t launched = launch(r, c);
+    const cudaGraphNode_t *deps = NULL;
+    size_t n = 0;
+    cudaStreamCaptureStatus cs;
+    if (launched == cudaSuccess)
+        launched = cudaStreamGetCaptureInfo(st, &cs, NULL, NULL, &deps, NULL, &n);
+    if (launched == cudaSuccess && last)
+        *last = n ? deps[0] : NULL;
+    e = cudaStreamEndCapture(st, &g);
+    return launched != cudaSuccess ? launched : e;
+}
+
+static cudaError_t launch_one_bounce(pw_renderer *r, cuda_state *c)
+{
+    return launch_bounce(r, c, 0, 0, c->wave->loop_handle, 1);
+}
+
+/* Builds cw->graph: generate -> WHILE (one bounce) -> gather. */
+static pw_status build_graph(pw_renderer *r, cuda_state *c)
 {
     cuda_wave *cw = c->wave;
     cudaGraph_t g = NULL;
-    PW_CUDA_TRY(cudaStreamBeginCapture(cw->stream, cudaStreamCaptureModeThreadLocal));
-    cudaError_t launched = launch_wave(r, c, 0);
-    cudaError_t ended = cudaStreamEndCapture(cw->stream, &g);
-    if (launched != cudaSuccess && g)
-        cudaGraphDestroy(g);
-    PW_CUDA_TRY(launched);
-    PW_CUDA_TRY(ended);
-    cudaError_t inst = cudaGraphInstantiate(&cw->graph, g, 0);
+    cudaGraphNode_t gen = NULL, loop = NULL;
+    PW_CUDA_TRY(cudaGraphCreate(&g, 0));
+    cudaError_t e = capture_into(cw->stream, g, NULL, r, c, launch_generate, &gen);
+    /* The condition starts at 1 on every launch: bounce 0 always runs. */
+    if (e == cudaSuccess)
+        e = cudaGraphConditionalHandleCreate(&cw->loop_handle, g, 1, cudaGraphCondAssignDefault);
+    cudaGraphNodeParams cp = {cudaGraphNodeTypeConditional, {0, 0, 0}, {{0}}, 0};
+    cp.conditional.handle = cw->loop_handle;
+    cp.conditional.type = cudaGraphCondTypeWhile;
+    cp.conditional.size = 1;
+    if (e == cudaSuccess)
+        e = cudaGraphAddNode(&loop, g, &gen, NULL, 1, &cp);
+    if (e == cudaSuccess)
+        e = capture_into(cw->stream, cp.conditional.phGraph_out[0], NULL, r, c, launch_one_bounce, NULL);
+    if (e == cudaSuccess)
+        e = capture_into(cw->stream, g, &loop, r, c, launch_gather, NULL);
+    if (e == cudaSuccess)
+        e = cudaGraphInstantiate(&cw->graph, g, 0);
     cudaGraphDestroy(g);
-    PW_CUDA_TRY(inst);
+    PW_CUDA_TRY(e);
     return PW_OK;
 }
+#undef STEP
 
 static pw_status run_wave(pw_renderer *r, cuda_state *c, uint32_t first, uint32_t pixels, uint32_t sample,
                           uint32_t samples)
@@ -293,11 +386,13 @@ static pw_status run_wave(pw_renderer *r, cuda_state *c, uint32_t first, uint32_
     cuda_wave *cw = c->wave;
     k_set_wave<<<1, 1, 0, cw->stream>>>(cw->d_params, first, sample, pixels, samples);
     PW_CUDA_LAUNCH_CHECK("k_set_wave");
-    if (!cw->ev) {
+    if (cw->graph) {
         PW_CUDA_TRY(cudaGraphLaunch(cw->graph, cw->stream));
         return PW_OK;
     }
-    PW_CUDA_TRY(launch_wave(r, c, 1));
+    PW_CUDA_TRY(launch_wave_unrolled(r, c, cw->ev != NULL));
+    if (!cw->ev)
+        return PW_OK;
     return record_stage_times(r, cw, r->params.max_depth + 1, pixels * samples);
 }
 
@@ -312,8 +407,9 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
         }
     }
     cuda_wave *cw = c->wave;
-    if (!cw->ev && !cw->graph) {
-        pw_status st = capture_graph(r, c);
+    const char *use_graph = getenv("PATHWAVE_WAVE_GRAPH");
+    if (!cw->ev && !cw->graph && !(use_graph && *use_graph == '0')) {
+        pw_status st = build_graph(r, c);
         if (st != PW_OK)
             return st;
     }
