@@ -9,13 +9,17 @@ SHARED=${PATHWAVE_SHARED:-../shared}
 scripts/install-deps.sh
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON \
       -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" -DPW_SHARED_DIR=carry/shared >/dev/null
+# The CUDA objects are always rebuilt, so that the log holds every kernel's
+# ptxas report (registers, stack, spills) for carry/ptxas.txt.
+find build-gpu -name '*.cu.o' -delete
 cmake --build build-gpu -j "$(nproc)" 2>&1 | tee build-gpu/build.log | grep -E "error|warning|registers|spill" || true
 rm -rf carry
 mkdir -p carry/bin carry/lib carry/shared/scenes
 cp build-gpu/pathwave build-gpu/tests/gpu/test_gpu build-gpu/tests/test_analytic build-gpu/tests/test_furnace \
    build-gpu/tests/test_texture build-gpu/tests/test_delta_lights build-gpu/tests/test_convergence \
    build-gpu/tests/test_pbrt_scenes carry/bin/
-grep -E "registers|spill|stack" build-gpu/build.log > carry/ptxas.txt || true
+grep -E "Compiling entry function .* for 'sm_90'|registers|spill|stack" build-gpu/build.log |
+    grep -A2 "for 'sm_90'" | grep -v '^--' > carry/ptxas.txt || true
 # Every library the binaries load that is not part of a base Ubuntu system.
 for lib in libstb.so.0 libassimp.so.5 libtinyexr.so.1d libcjson.so.1 libdraco.so.7 libminizip.so.1 libcmocka.so.0; do
     cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" carry/lib/
