@@ -48,7 +48,10 @@ const char *pw_builtin_scene_description(int index);
  *                      (1 <= N <= PW_GENERATED_MAX_TRIANGLES);
  *   "bunnies:K[:FILE]" K copies of a mesh (default: the Stanford bunny under
  *                      $PATHWAVE_SHARED, else the build's shared folder) in
- *                      a grid on a ground plane of 2 triangles.
+ *                      a grid on a ground plane of 2 triangles;
+ *   "bunnies-mixed:K[:FILE]" the same, the copies taking six materials in
+ *                      turn (Lambert, toy metal, glass, GGX gold, rough
+ *                      glass, glTF metallic-roughness).
  * A bad parameter gives PW_ERR_INVALID_ARGUMENT, an unknown name
  * PW_ERR_NOT_FOUND. */
 pw_status pw_scene_builtin(const char *name, pw_scene **out);

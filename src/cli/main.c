@@ -18,9 +18,11 @@ static const char *const usage_main =
 static const char *const usage_render =
     "usage: pathwave render [SCENE|FILE] [options]\n"
     "\n"
-    "Renders SCENE (a built-in, see 'pathwave scenes'; default cornell) or a mesh\n"
-    "file (.obj, .ply, .gltf, .glb, ...) progressively, then writes the image.\n"
-    "Generated scenes take a size: terrain:N (N triangles), bunnies:K (K bunnies).\n"
+    "Renders SCENE (a built-in, see 'pathwave scenes'; default cornell), a pbrt-v4\n"
+    "scene file (.pbrt) or a mesh file (.obj, .ply, .gltf, .glb, ...)\n"
+    "progressively, then writes the image.\n"
+    "Generated scenes take a size: terrain:N (N triangles), bunnies:K (K bunnies),\n"
+    "bunnies-mixed:K (K bunnies of six materials).\n"
     "Ctrl-C stops early and still writes what was accumulated.\n"
     "\n"
     "  -o, --output FILE    image to write; .png (tonemapped sRGB), .exr or .pfm\n"
@@ -79,7 +81,7 @@ static const char *const usage_bench =
 static int cmd_scenes(void)
 {
     for (int i = 0; i < pw_builtin_scene_count(); i++)
-        printf("%-10s %s\n", pw_builtin_scene_name(i), pw_builtin_scene_description(i));
+        printf("%-16s %s\n", pw_builtin_scene_name(i), pw_builtin_scene_description(i));
     return 0;
 }
 

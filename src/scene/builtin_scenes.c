@@ -208,6 +208,8 @@ static const struct {
      pw_generate_terrain},
     {"bunnies:K", "generated: K Stanford bunnies (69,451 triangles each) on a ground plane; bunnies:K:FILE copies FILE",
      NULL, pw_generate_bunnies},
+    {"bunnies-mixed:K", "generated: as bunnies:K, the copies in turn Lambert, toy metal, glass, GGX gold, rough glass and "
+     "glTF plastic", NULL, pw_generate_bunnies_mixed},
 };
 
 #define N_BUILTINS ((int)(sizeof builtins / sizeof builtins[0]))

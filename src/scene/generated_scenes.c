@@ -155,7 +155,28 @@ static pw_status add_ground(pw_scene *s, float half)
     return st != PW_OK ? st : pw_scene_add_triangle(s, b, b + 3, b + 2, mat);
 }
 
-static pw_status build_bunnies(pw_scene *s, const pw_scene *m, uint32_t k)
+/* bunnies-mixed: the copies take these in turn, one of each kind the
+ * renderer has, so that shading is as diverse as a real scene's (the
+ * megakernel-or-wavefront comparison of docs/PERFORMANCE.md). */
+#define N_MIXED 6
+static pw_status add_mixed_materials(pw_scene *s, uint32_t mats[N_MIXED])
+{
+    pw_material m[N_MIXED] = {
+        pw_lambert(0.8f, 0.8f, 0.8f),
+        pw_metal(0.9f, 0.6f, 0.3f, 0.1f),
+        pw_dielectric(1.5f),
+        /* gold: complex index of refraction at about 650, 550, 450 nm */
+        pw_conductor(v3(0.16f, 0.42f, 1.37f), v3(3.6f, 2.3f, 1.8f), 0.2f),
+        pw_rough_dielectric(1.5f, 0.15f),
+        pw_metallic_roughness(v3(0.7f, 0.1f, 0.1f), 0.0f, 0.4f),
+    };
+    for (int i = 0; i < N_MIXED; i++)
+        if ((mats[i] = pw_scene_add_material(s, m[i])) == UINT32_MAX)
+            return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
+    return PW_OK;
+}
+
+static pw_status build_bunnies(pw_scene *s, const pw_scene *m, uint32_t k, int mixed)
 {
     if ((uint64_t)k * m->n_tris + 2 > PW_GENERATED_MAX_TRIANGLES)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: %u copies of %u triangles exceed %u triangles", s->name, k,
@@ -166,11 +187,17 @@ static pw_status build_bunnies(pw_scene *s, const pw_scene *m, uint32_t k)
         hi = v3_max(hi, m->pos[i]);
     }
     uint32_t side = (uint32_t)ceil(sqrt((double)k));
-    uint32_t mat = pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f));
+    uint32_t mats[N_MIXED];
+    pw_status st = PW_OK;
+    if (mixed)
+        st = add_mixed_materials(s, mats);
+    else if ((mats[0] = pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f))) == UINT32_MAX)
+        st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
     pw_vec3 *bp = malloc((size_t)m->n_verts * sizeof *bp), *bn = malloc((size_t)m->n_verts * sizeof *bn);
-    pw_status st = bp && bn && mat != UINT32_MAX ? PW_OK : pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
+    if (st == PW_OK && !(bp && bn))
+        st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
     for (uint32_t i = 0; st == PW_OK && i < k; i++)
-        st = add_copy(s, m, i, side, lo, hi, bp, bn, mat);
+        st = add_copy(s, m, i, side, lo, hi, bp, bn, mats[mixed ? i % N_MIXED : 0]);
     free(bp);
     free(bn);
     float half = 0.5f * (float)side * BUNNY_SPACING + 1.0f;
@@ -181,12 +208,12 @@ static pw_status build_bunnies(pw_scene *s, const pw_scene *m, uint32_t k)
     return st;
 }
 
-pw_status pw_generate_bunnies(pw_scene *s, const char *param)
+static pw_status generate_bunnies(pw_scene *s, const char *param, int mixed)
 {
     const char *colon = strchr(param, ':');
     size_t len = colon ? (size_t)(colon - param) : strlen(param);
     uint64_t k = 0;
-    pw_status st = parse_count("bunnies:K", param, len, BUNNIES_MAX, "copy", &k);
+    pw_status st = parse_count(mixed ? "bunnies-mixed:K" : "bunnies:K", param, len, BUNNIES_MAX, "copy", &k);
     if (st != PW_OK)
         return st;
     char path[4096];
@@ -197,7 +224,10 @@ pw_status pw_generate_bunnies(pw_scene *s, const char *param)
     pw_scene *m;
     if ((st = pw_scene_load(path, &m)) != PW_OK)
         return st;
-    st = build_bunnies(s, m, (uint32_t)k);
+    st = build_bunnies(s, m, (uint32_t)k, mixed);
     pw_scene_free(m);
     return st;
 }
+
+pw_status pw_generate_bunnies(pw_scene *s, const char *param) { return generate_bunnies(s, param, 0); }
+pw_status pw_generate_bunnies_mixed(pw_scene *s, const char *param) { return generate_bunnies(s, param, 1); }
