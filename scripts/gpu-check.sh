@@ -42,6 +42,7 @@ for b in cuda-mega cuda-wave; do
     step "furnace-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_furnace
     step "texture-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_texture
     step "delta-lights-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_delta_lights
+    step "gltf-materials-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_gltf_materials
 done
 step memcheck-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render toy --backend cuda-mega --width 64 --height 36 --spp 2 -q -o "$OUT/memcheck-toy.png"

@@ -13,7 +13,7 @@ cmake --build build-gpu -j "$(nproc)" 2>&1 | tee build-gpu/build.log | grep -E "
 rm -rf carry
 mkdir -p carry/bin carry/lib carry/shared/scenes
 cp build-gpu/pathwave build-gpu/tests/gpu/test_gpu build-gpu/tests/test_analytic build-gpu/tests/test_furnace \
-   build-gpu/tests/test_texture build-gpu/tests/test_delta_lights carry/bin/
+   build-gpu/tests/test_texture build-gpu/tests/test_delta_lights build-gpu/tests/test_gltf_materials carry/bin/
 grep -E "registers|spill|stack" build-gpu/build.log > carry/ptxas.txt || true
 # Every library the binaries load that is not part of a base Ubuntu system.
 for lib in libstb.so.0 libassimp.so.5 libtinyexr.so.1d libcjson.so.1 libdraco.so.7 libminizip.so.1 libcmocka.so.0; do
@@ -23,7 +23,7 @@ for d in stanford-bunny sponza-dabrovic bitterli-cornell-box hdri; do
     [ -d "$SHARED/scenes/$d" ] && cp -r "$SHARED/scenes/$d" carry/shared/scenes/
 done
 mkdir -p carry/shared/scenes/gltf-samples
-for f in BoxTextured.glb Duck.glb; do
+for f in BoxTextured.glb Duck.glb DamagedHelmet.glb; do
     [ -f "$SHARED/scenes/gltf-samples/$f" ] && cp "$SHARED/scenes/gltf-samples/$f" carry/shared/scenes/gltf-samples/
 done
 rm -rf carry/shared/scenes/stanford-bunny/bun_zipper_res* carry/shared/scenes/bitterli-cornell-box/reference/*.png
