@@ -52,6 +52,7 @@ for b in cuda-mega cuda-wave; do
     # Bitterli's Cornell box: the built-in scene and the .pbrt file against the reference render.
     step "convergence-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_convergence
     step "pbrt-scenes-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_pbrt_scenes
+    step "gltf-materials-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_gltf_materials
 done
 step memcheck-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render toy --backend cuda-mega --width 64 --height 36 --spp 2 -q -o "$OUT/memcheck-toy.png"

@@ -17,7 +17,7 @@ rm -rf carry
 mkdir -p carry/bin carry/lib carry/shared/scenes
 cp build-gpu/pathwave build-gpu/tests/gpu/test_gpu build-gpu/tests/test_analytic build-gpu/tests/test_furnace \
    build-gpu/tests/test_texture build-gpu/tests/test_delta_lights build-gpu/tests/test_convergence \
-   build-gpu/tests/test_pbrt_scenes carry/bin/
+   build-gpu/tests/test_pbrt_scenes build-gpu/tests/test_gltf_materials carry/bin/
 grep -E "Compiling entry function .* for 'sm_90'|registers|spill|stack" build-gpu/build.log |
     grep -A2 "for 'sm_90'" | grep -v '^--' > carry/ptxas.txt || true
 # Every library the binaries load that is not part of a base Ubuntu system.

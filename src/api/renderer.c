@@ -92,7 +92,7 @@ static uint32_t scene_kinds(const pw_scene *scene)
     if (scene->n_delta_lights)
         return PW_KINDS_ALL;
     for (uint32_t i = 0; i < scene->n_mats; i++)
-        if (pw_material_kinds(&scene->mats[i]) != PW_KINDS_BASIC || PW_MAT_HAS_ALBEDO_TEX(&scene->mats[i]))
+        if (pw_material_kinds(&scene->mats[i]) != PW_KINDS_BASIC || PW_MAT_IS_TEXTURED(&scene->mats[i]))
             return PW_KINDS_ALL;
     return PW_KINDS_BASIC;
 }

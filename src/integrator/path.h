@@ -182,13 +182,17 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     pw_surface sf = pw_surface_at(s, p->ray, h);
     const pw_material *m = &s->mats[sf.mat];
     /* textures: a textured material is shaded through a copy with this
-     * point's albedo. Scenes with textures run with kinds other than
+     * point's albedo, metallic, roughness and emission, and its normal map
+     * bends the shading normal (the geometric one stays for offsets and
+     * sides). Scenes with textures run with kinds other than
      * PW_KINDS_BASIC, so the basic megakernel compiles this out. */
     pw_material textured;
-    if (kinds != PW_KINDS_BASIC && PW_MAT_HAS_ALBEDO_TEX(m)) {
+    if (kinds != PW_KINDS_BASIC && PW_MAT_IS_TEXTURED(m)) {
         float u, v;
         pw_surface_uv(s, h, &sf, &u, &v);
         textured = pw_material_textured(s, m, u, v);
+        if (PW_MAT_HAS_MAPS(m))
+            pw_surface_normal_map(s, h, m, u, v, &sf);
         m = &textured;
     }
     pw_path_add_emission(s, prm, p, &sf, m);

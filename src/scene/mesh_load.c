@@ -1,5 +1,7 @@
-/* Triangle mesh files (OBJ, PLY, glTF, ...) through assimp's C API. Materials
- * map to Lambert with the diffuse colour or texture and emission; a camera
+/* Triangle mesh files (OBJ, PLY, glTF, ...) through assimp's C API. glTF
+ * materials become metallic-roughness ones with their textures and normal
+ * maps; Phong-style ones (MTL) Lambert, metallic-roughness or a dielectric
+ * (docs/MATERIALS.md); a camera
  * frames the model's bounds and a white sky lights it when nothing in it
  * emits. */
 #include <assimp/cimport.h>
@@ -27,9 +29,10 @@ static uint32_t wrap_of(enum aiTextureMapMode m)
 
 /* A material's texture as written in the model: "*N" (or the name of an
  * entry of as->mTextures) is embedded in the file, anything else a file
- * path relative to the model's folder. */
+ * path relative to the model's folder. Colour textures (linear == 0) are
+ * sRGB-decoded, data textures (normal and metallic-roughness maps) not. */
 static pw_status load_model_texture(pw_scene *s, const char *model, const struct aiScene *as, const char *name,
-                                    uint32_t wrap, uint32_t *out)
+                                    uint32_t wrap, int linear, uint32_t *out)
 {
     const struct aiTexture *emb = NULL;
     if (name[0] == '*') {
@@ -44,9 +47,13 @@ static pw_status load_model_texture(pw_scene *s, const char *model, const struct
             emb = as->mTextures[i];
     char key[2048];
     if (emb) {
-        snprintf(key, sizeof key, "%s:%s", model, name); /* the cache key: the model and the embedded name */
+        /* The cache key: the model and the embedded name. */
+        snprintf(key, sizeof key, "%s%s:%s", linear ? "linear:" : "", model, name);
         if (emb->mHeight == 0)
-            return pw_scene_decode_texture(s, emb->pcData, emb->mWidth, wrap, key, out);
+            return linear ? pw_scene_decode_texture_linear(s, emb->pcData, emb->mWidth, wrap, key + 7, out)
+                          : pw_scene_decode_texture(s, emb->pcData, emb->mWidth, wrap, key, out);
+        if ((*out = pw_scene_find_texture(s, key, wrap)) != UINT32_MAX)
+            return PW_OK;
         /* Uncompressed: BGRA texels. */
         if (emb->mWidth > 32768 || emb->mHeight > 32768)
             return pw_fail(PW_ERR_FORMAT, "%s: embedded image of %ux%u texels", key, emb->mWidth, emb->mHeight);
@@ -59,7 +66,8 @@ static pw_status load_model_texture(pw_scene *s, const char *model, const struct
             rgb8[3 * i + 1] = emb->pcData[i].g;
             rgb8[3 * i + 2] = emb->pcData[i].b;
         }
-        pw_status st = pw_scene_add_texture_srgb8(s, rgb8, (int)emb->mWidth, (int)emb->mHeight, wrap, key, out);
+        pw_status st = linear ? pw_scene_add_texture_unorm8(s, rgb8, (int)emb->mWidth, (int)emb->mHeight, wrap, key, out)
+                              : pw_scene_add_texture_srgb8(s, rgb8, (int)emb->mWidth, (int)emb->mHeight, wrap, key, out);
         free(rgb8);
         return st;
     }
@@ -69,7 +77,33 @@ static pw_status load_model_texture(pw_scene *s, const char *model, const struct
     for (char *c = key + dir; *c; c++)
         if (*c == '\\') /* paths written on Windows */
             *c = '/';
-    return pw_scene_load_texture(s, key, wrap, out);
+    return linear ? pw_scene_load_texture_linear(s, key, wrap, out) : pw_scene_load_texture(s, key, wrap, out);
+}
+
+/* The first texture of the given type of a material into *tex, UINT32_MAX
+ * when there is none or it cannot be read; the latter is a warning saying
+ * what the material does without it. Fails only when out of memory. */
+static pw_status material_texture(pw_scene *s, const char *model, const struct aiScene *as,
+                                  const struct aiMaterial *am, enum aiTextureType type, int linear,
+                                  const char *without, uint32_t *tex)
+{
+    struct aiString name;
+    enum aiTextureMapMode mode[2] = {aiTextureMapMode_Wrap, aiTextureMapMode_Wrap};
+    *tex = UINT32_MAX;
+    if (aiGetMaterialTexture(am, type, 0, &name, NULL, NULL, NULL, NULL, mode, NULL) != aiReturn_SUCCESS)
+        return PW_OK;
+    pw_status st =
+        load_model_texture(s, model, as, name.data, PW_WRAP_UV(wrap_of(mode[0]), wrap_of(mode[1])), linear, tex);
+    if (st == PW_ERR_OUT_OF_MEMORY)
+        return st;
+    if (st != PW_OK) {
+        *tex = UINT32_MAX;
+        struct aiString mname = {0};
+        aiGetMaterialString(am, AI_MATKEY_NAME, &mname);
+        pw_scene_warn(s, "%s: material '%s': texture '%s' not used (%s); %s", model, mname.data, name.data,
+                      pw_last_error(), without);
+    }
+    return PW_OK;
 }
 
 /* The base colour texture of a material, if any. glTF defines the base
@@ -81,56 +115,103 @@ static pw_status attach_albedo_texture(pw_scene *s, const char *model, const str
                                        const struct aiMaterial *am, pw_material *m)
 {
     struct aiString name;
-    enum aiTextureMapMode mode[2] = {aiTextureMapMode_Wrap, aiTextureMapMode_Wrap};
-    int base = aiGetMaterialTexture(am, aiTextureType_BASE_COLOR, 0, &name, NULL, NULL, NULL, NULL, mode, NULL) ==
+    int base = aiGetMaterialTexture(am, aiTextureType_BASE_COLOR, 0, &name, NULL, NULL, NULL, NULL, NULL, NULL) ==
                aiReturn_SUCCESS;
-    if (!base &&
-        aiGetMaterialTexture(am, aiTextureType_DIFFUSE, 0, &name, NULL, NULL, NULL, NULL, mode, NULL) != aiReturn_SUCCESS)
-        return PW_OK;
     uint32_t tex;
-    pw_status st = load_model_texture(s, model, as, name.data, PW_WRAP_UV(wrap_of(mode[0]), wrap_of(mode[1])), &tex);
-    if (st == PW_ERR_OUT_OF_MEMORY)
+    pw_status st = material_texture(s, model, as, am, base ? aiTextureType_BASE_COLOR : aiTextureType_DIFFUSE, 0,
+                                    "the material keeps its colour", &tex);
+    if (st != PW_OK || tex == UINT32_MAX)
         return st;
-    if (st != PW_OK) {
-        struct aiString mname = {0};
-        aiGetMaterialString(am, AI_MATKEY_NAME, &mname);
-        pw_scene_warn(s, "%s: material '%s': texture '%s' not used (%s); the material keeps its colour", model,
-                      mname.data, name.data, pw_last_error());
-        return PW_OK;
-    }
-    if (base) {
-        struct aiColor4D f;
-        if (aiGetMaterialColor(am, AI_MATKEY_BASE_COLOR, &f) == aiReturn_SUCCESS)
-            m->albedo = v3(f.r, f.g, f.b);
-    } else {
+    if (!base)
         m->albedo = v3s(1.0f);
-    }
     PW_MAT_SET_ALBEDO_TEX(m, tex);
     return PW_OK;
 }
 
+static float clamp01(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+
+/* GGX alpha of a Phong exponent: the usual match of the two lobes' widths
+ * (Walter et al. 2007), alpha = sqrt(2 / (Ns + 2)). */
+static float alpha_of_ns(float ns) { return sqrtf(2.0f / (pw_maxf(ns, 0.0f) + 2.0f)); }
+
+/* An MTL material (or any other format's Phong-style one) as pathwave's:
+ * transparent (d < 1) or refracting (illum 4, 6, 7) ones become a (rough)
+ * dielectric of index Ni, ones with a specular colour Ks the
+ * metallic-roughness material, the others Lambert; docs/MATERIALS.md gives
+ * the mapping. *glass tells the caller that Kd does not apply. */
+static pw_material phong_material(const struct aiMaterial *am, pw_vec3 kd, pw_vec3 ks, int *glass)
+{
+    float ns = 0.0f, ni = 1.0f, d = 1.0f;
+    int illum = 2;
+    aiGetMaterialFloat(am, AI_MATKEY_SHININESS, &ns);
+    aiGetMaterialFloat(am, AI_MATKEY_REFRACTI, &ni);
+    aiGetMaterialFloat(am, AI_MATKEY_OPACITY, &d);
+    aiGetMaterialInteger(am, "$mat.illum", 0, 0, &illum);
+    *glass = d < 1.0f || illum == 4 || illum == 6 || illum == 7;
+    if (*glass)
+        return pw_rough_dielectric(ni >= 1.0f ? ni : 1.5f, ns > 0.0f ? alpha_of_ns(ns) : 0.0f);
+    float lks = v3_luminance(ks), lkd = v3_luminance(kd);
+    if (!(lks > 0.0f))
+        return pw_lambert(kd.x, kd.y, kd.z);
+    pw_vec3 base = v3(clamp01(kd.x + ks.x), clamp01(kd.y + ks.y), clamp01(kd.z + ks.z));
+    return pw_metallic_roughness(base, lks / (lks + pw_maxf(lkd, 0.0f)), sqrtf(alpha_of_ns(ns)));
+}
+
+/* glTF metallic-roughness (assimp gives it the metallic factor), else the
+ * Phong-style mapping; then emission and the textures. */
 static pw_status convert_material(pw_scene *s, const char *model, const struct aiScene *as,
                                   const struct aiMaterial *am, pw_material *out)
 {
-    struct aiColor4D kd = {0.8f, 0.8f, 0.8f, 1.0f}, ke = {0, 0, 0, 1};
+    struct aiColor4D kd = {0.8f, 0.8f, 0.8f, 1.0f}, ks = {0, 0, 0, 1}, ke = {0, 0, 0, 1};
     aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &kd);
+    aiGetMaterialColor(am, AI_MATKEY_COLOR_SPECULAR, &ks);
     aiGetMaterialColor(am, AI_MATKEY_COLOR_EMISSIVE, &ke);
-    *out = pw_emissive(pw_lambert(kd.r, kd.g, kd.b), ke.r, ke.g, ke.b);
-    /* An emissive texture scales the emissive colour (glTF: factor times
-     * texture, mostly black on a model like DamagedHelmet). Without
-     * emission textures, the factor alone would make the whole surface a
-     * lamp, so such a material does not emit. */
-    struct aiString emap;
-    if (!v3_is_zero(out->emission) &&
-        aiGetMaterialTexture(am, aiTextureType_EMISSIVE, 0, &emap, NULL, NULL, NULL, NULL, NULL, NULL) ==
-            aiReturn_SUCCESS) {
-        struct aiString mname = {0};
-        aiGetMaterialString(am, AI_MATKEY_NAME, &mname);
-        pw_scene_warn(s, "%s: material '%s': emissive texture '%s' not supported; the material does not emit", model,
-                      mname.data, emap.data);
-        out->emission = v3s(0.0f);
+    float metallic = 1.0f, roughness = 1.0f, strength = 1.0f;
+    int gltf = aiGetMaterialFloat(am, AI_MATKEY_METALLIC_FACTOR, &metallic) == aiReturn_SUCCESS, glass = 0;
+    if (gltf) {
+        struct aiColor4D base = kd;
+        aiGetMaterialColor(am, AI_MATKEY_BASE_COLOR, &base);
+        aiGetMaterialFloat(am, AI_MATKEY_ROUGHNESS_FACTOR, &roughness);
+        aiGetMaterialFloat(am, AI_MATKEY_EMISSIVE_INTENSITY, &strength); /* KHR_materials_emissive_strength */
+        *out = pw_metallic_roughness(v3(base.r, base.g, base.b), metallic, roughness);
+    } else {
+        *out = phong_material(am, v3(kd.r, kd.g, kd.b), v3(ks.r, ks.g, ks.b), &glass);
     }
-    return attach_albedo_texture(s, model, as, am, out);
+    *out = pw_emissive(*out, ke.r * strength, ke.g * strength, ke.b * strength);
+    uint32_t tex;
+    pw_status st;
+    /* Emission is the factor times the emissive texture (glTF; MTL's Ke
+     * times map_Ke). Without its texture the factor alone would make the
+     * whole surface a lamp, so such a material does not emit. */
+    if (!v3_is_zero(out->emission)) {
+        if ((st = material_texture(s, model, as, am, aiTextureType_EMISSIVE, 0, "the material does not emit",
+                                   &tex)) != PW_OK)
+            return st;
+        struct aiString name;
+        if (tex != UINT32_MAX)
+            pw_material_set_map(out, PW_MAP_EMISSION, tex);
+        else if (aiGetMaterialTexture(am, aiTextureType_EMISSIVE, 0, &name, NULL, NULL, NULL, NULL, NULL, NULL) ==
+                 aiReturn_SUCCESS)
+            out->emission = v3s(0.0f);
+    }
+    if (gltf) {
+        /* assimp hands glTF's metallicRoughnessTexture over as the unknown type. */
+        if ((st = material_texture(s, model, as, am, aiTextureType_UNKNOWN, 1,
+                                   "the material keeps its metallic and roughness factors", &tex)) != PW_OK)
+            return st;
+        if (tex != UINT32_MAX)
+            pw_material_set_map(out, PW_MAP_METALLIC_ROUGHNESS, tex);
+    }
+    if ((st = material_texture(s, model, as, am, aiTextureType_NORMALS, 1, "the material keeps its normals", &tex)) !=
+        PW_OK)
+        return st;
+    if (tex != UINT32_MAX && pw_material_set_map(out, PW_MAP_NORMAL, tex)) {
+        float scale = 1.0f;
+        if (aiGetMaterialFloat(am, "$tex.scale", aiTextureType_NORMALS, 0, &scale) == aiReturn_SUCCESS &&
+            isfinite(scale))
+            out->eta.y = scale; /* PW_MAT_NORMAL_SCALE */
+    }
+    return glass ? PW_OK : attach_albedo_texture(s, model, as, am, out);
 }
 
 static pw_status add_ai_mesh(pw_scene *s, const char *path, const struct aiMesh *m, uint32_t mat_base)
@@ -252,7 +333,7 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
         pw_material m;
         if ((st = convert_material(s, path, as, as->mMaterials[i], &m)) != PW_OK)
             break;
-        emits |= !v3_is_zero(m.emission);
+        emits |= pw_material_is_light(&m);
         if (pw_scene_add_material(s, m) == UINT32_MAX)
             st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     }

@@ -312,6 +312,25 @@ pw_material pw_emissive(pw_material m, float r, float g, float b)
     return m;
 }
 
+int pw_material_set_map(pw_material *m, enum pw_map map, uint32_t tex)
+{
+    if (m->type == PW_MAT_CONDUCTOR || tex >= PW_MAT_MAX_TEXTURES || (unsigned)map > PW_MAP_EMISSION)
+        return 0;
+    if (!PW_MAT_HAS_MAPS(m)) {
+        m->k = v3s(0.0f);
+        m->eta.y = 1.0f;
+        m->flags |= PW_MATF_MAPS;
+    }
+    float v = (float)(tex + 1u);
+    if (map == PW_MAP_NORMAL)
+        m->k.x = v;
+    else if (map == PW_MAP_METALLIC_ROUGHNESS)
+        m->k.y = v;
+    else
+        m->k.z = v;
+    return 1;
+}
+
 void pw_scene_free(pw_scene *s)
 {
     if (!s)
@@ -382,10 +401,21 @@ static pw_status validate(const pw_scene *s)
         if (s->tri_mat[i] >= s->n_mats)
             return pw_fail(PW_ERR_FORMAT, "%s: triangle %u names material %u of %u", s->name, i, s->tri_mat[i],
                            s->n_mats);
-    for (uint32_t i = 0; i < s->n_mats; i++)
-        if (PW_MAT_HAS_ALBEDO_TEX(&s->mats[i]) && PW_MAT_ALBEDO_TEX(&s->mats[i]) >= s->n_textures)
-            return pw_fail(PW_ERR_FORMAT, "%s: material %u names texture %u of %u", s->name, i,
-                           PW_MAT_ALBEDO_TEX(&s->mats[i]), s->n_textures);
+    for (uint32_t i = 0; i < s->n_mats; i++) {
+        const pw_material *m = &s->mats[i];
+        if (PW_MAT_HAS_ALBEDO_TEX(m) && PW_MAT_ALBEDO_TEX(m) >= s->n_textures)
+            return pw_fail(PW_ERR_FORMAT, "%s: material %u names texture %u of %u", s->name, i, PW_MAT_ALBEDO_TEX(m),
+                           s->n_textures);
+        if (!PW_MAT_HAS_MAPS(m))
+            continue;
+        if (m->type == PW_MAT_CONDUCTOR)
+            return pw_fail(PW_ERR_FORMAT, "%s: material %u is a conductor with maps", s->name, i);
+        uint32_t maps[3] = {PW_MAT_NORMAL_MAP(m), PW_MAT_MR_MAP(m), PW_MAT_EMISSION_MAP(m)};
+        for (int k = 0; k < 3; k++)
+            if (maps[k] > s->n_textures)
+                return pw_fail(PW_ERR_FORMAT, "%s: material %u names texture %u of %u", s->name, i, maps[k] - 1u,
+                               s->n_textures);
+    }
     if (s->n_spheres + (uint64_t)s->n_tris == 0)
         return pw_fail(PW_ERR_FORMAT, "%s: the scene has no geometry", s->name);
     if (s->n_spheres + (uint64_t)s->n_tris >= PW_NO_HIT)

@@ -100,6 +100,14 @@ pw_status pw_scene_add_texture_srgb8(pw_scene *s, const unsigned char *rgb8, int
  * .glb), cached under key. */
 pw_status pw_scene_decode_texture(pw_scene *s, const void *data, size_t n, uint32_t wrap, const char *key,
                                   uint32_t *out);
+/* maps: the same for data (normal and metallic-roughness maps): 8-bit
+ * values are taken as c / 255, not sRGB-decoded, and cached apart from the
+ * same image read as colour. */
+pw_status pw_scene_add_texture_unorm8(pw_scene *s, const unsigned char *rgb8, int w, int h, uint32_t wrap,
+                                      const char *key, uint32_t *out);
+pw_status pw_scene_load_texture_linear(pw_scene *s, const char *path, uint32_t wrap, uint32_t *out);
+pw_status pw_scene_decode_texture_linear(pw_scene *s, const void *data, size_t n, uint32_t wrap, const char *key,
+                                         uint32_t *out);
 /* Records a problem that does not stop loading (pw_scene_info.warnings)
  * and reports it through pw_warn (the warning handler, else stderr). */
 void pw_scene_warn(pw_scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -124,6 +132,17 @@ pw_material pw_rough_dielectric(float ior, float alpha);
  * roughness in [0, 1] as the glTF file gives them; GGX alpha = roughness^2. */
 pw_material pw_metallic_roughness(pw_vec3 base_color, float metallic, float roughness);
 pw_material pw_emissive(pw_material m, float r, float g, float b);
+
+/* maps: the textures a material may carry besides its albedo texture. */
+enum pw_map {
+    PW_MAP_NORMAL = 0,             /* tangent-space normal map, linear (glTF normalTexture) */
+    PW_MAP_METALLIC_ROUGHNESS = 1, /* linear; blue scales metallic, green perceptual roughness */
+    PW_MAP_EMISSION = 2,           /* multiplies emission */
+};
+/* maps: gives m texture tex in the slot map (scene_view.h says where it
+ * is kept). Returns 0, leaving m as it was, for a conductor (which uses
+ * those fields) or an index out of range. */
+int pw_material_set_map(pw_material *m, enum pw_map map, uint32_t tex);
 
 /* Builds the BVH and light tables if the geometry changed. */
 pw_status pw_scene_prepare(pw_scene *s, int threads);

@@ -20,8 +20,17 @@ enum pw_material_type {
 
 /* 64 bytes. Any material may emit; emission is one-sided (front face)
  * unless PW_MATF_TWO_SIDED is set. Spheres are always seen from outside.
- * flags: bit 0 PW_MATF_TWO_SIDED; bits 8..31 an albedo texture (index + 1,
- * 0 for none; PW_MAT_ALBEDO_TEX below), whose texel multiplies albedo. */
+ * flags: bit 0 PW_MATF_TWO_SIDED; bit 1 PW_MATF_MAPS; bits 8..31 an albedo
+ * texture (index + 1, 0 for none; PW_MAT_ALBEDO_TEX below), whose texel
+ * multiplies albedo.
+ *
+ * maps: only the conductor reads k, and eta but for metallic's eta.x, so
+ * every other type may carry further textures there, flagged by
+ * PW_MATF_MAPS: k.x the normal map, k.y the metallic-roughness texture,
+ * k.z the emission texture, each as (index + 1) in a float (0 for none;
+ * exact, as indices stay below 2^24), and eta.y the normal map's scale.
+ * PW_MAT_NORMAL_MAP and its siblings below read them; pw_material_set_map
+ * (scene.h) writes them. */
 typedef struct pw_material {
     pw_vec3 albedo;   /* 12: reflectance or tint */
     uint32_t type;    /*  4: enum pw_material_type */
@@ -47,6 +56,26 @@ PW_HD float pw_material_metallic(const pw_material *m) { return m->eta.x; }
 #define PW_MAT_ALBEDO_TEX(m) (((m)->flags >> PW_MATF_TEX_SHIFT) - 1u) /* valid when PW_MAT_HAS_ALBEDO_TEX */
 #define PW_MAT_SET_ALBEDO_TEX(m, tex)                                                                         \
     ((m)->flags = ((m)->flags & ((1u << PW_MATF_TEX_SHIFT) - 1u)) | (((uint32_t)(tex) + 1u) << PW_MATF_TEX_SHIFT))
+
+/* maps: further textures in a material's k (see pw_material); the
+ * accessors give index + 1, 0 for none, and are valid when PW_MAT_HAS_MAPS. */
+#define PW_MATF_MAPS 2u
+#define PW_MAT_HAS_MAPS(m) (((m)->flags & PW_MATF_MAPS) != 0u)
+#define PW_MAT_NORMAL_MAP(m) ((uint32_t)(m)->k.x)
+#define PW_MAT_MR_MAP(m) ((uint32_t)(m)->k.y)       /* glTF: metallic in blue, roughness in green */
+#define PW_MAT_EMISSION_MAP(m) ((uint32_t)(m)->k.z) /* multiplies emission */
+#define PW_MAT_NORMAL_SCALE(m) ((m)->eta.y)         /* glTF normalTexture.scale on x and y */
+/* textures: the material reads a texture at the hit (albedo or maps), which
+ * only kernels of PW_KINDS_ALL do. */
+#define PW_MAT_IS_TEXTURED(m) (PW_MAT_HAS_ALBEDO_TEX(m) || PW_MAT_HAS_MAPS(m))
+
+/* lights: whether the light tables hold a material's surfaces. Emission
+ * that varies over a surface (an emission texture) is not light-sampled:
+ * BSDF sampling alone finds it, with full weight. */
+PW_HD int pw_material_is_light(const pw_material *m)
+{
+    return !v3_is_zero(m->emission) && !(PW_MAT_HAS_MAPS(m) && PW_MAT_EMISSION_MAP(m) != 0u);
+}
 
 /* textures: how coordinates outside [0, 1) map into an image. */
 enum pw_wrap { PW_WRAP_REPEAT = 0, PW_WRAP_CLAMP = 1, PW_WRAP_MIRROR = 2 };

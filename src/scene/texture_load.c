@@ -1,8 +1,14 @@
 /* Texture images into the scene's texel pool: files through pw_image_read,
  * compressed images in memory (a .glb's embedded PNG or JPEG) through
  * stb_image. Each file or embedded image is decoded once: later requests
- * find it in the scene's texture cache by its key. */
+ * find it in the scene's texture cache by its key. Data textures (normal
+ * and metallic-roughness maps) keep their 8-bit values linear, cached under
+ * "linear:" and the key, apart from the same image read as colour. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include <stb_image.h>
 
@@ -73,5 +79,72 @@ pw_status pw_scene_decode_texture(pw_scene *s, const void *data, size_t n, uint3
     }
     pw_status st = pw_scene_add_texture(s, rgb, w, h, wrap, key, out);
     free(rgb);
+    return st;
+}
+
+/* 8-bit values taken as they are (c / 255): data, not colour. */
+pw_status pw_scene_add_texture_unorm8(pw_scene *s, const unsigned char *rgb8, int w, int h, uint32_t wrap,
+                                      const char *key, uint32_t *out)
+{
+    if (w < 1 || h < 1 || w > 32768 || h > 32768)
+        return pw_fail(PW_ERR_FORMAT, "%s: texture size %dx%d out of range (1..32768)", key ? key : s->name, w, h);
+    size_t n = (size_t)w * (size_t)h * 3;
+    float *rgb = malloc(n * sizeof *rgb);
+    if (!rgb)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for a %dx%d texture", key ? key : s->name, w, h);
+    for (size_t i = 0; i < n; i++)
+        rgb[i] = (float)rgb8[i] / 255.0f;
+    pw_status st = pw_scene_add_texture(s, rgb, w, h, wrap, key, out);
+    free(rgb);
+    return st;
+}
+
+/* The cache key of a data texture. */
+static int linear_key(char *buf, size_t size, const char *key)
+{
+    return snprintf(buf, size, "linear:%s", key) < (int)size;
+}
+
+pw_status pw_scene_load_texture_linear(pw_scene *s, const char *path, uint32_t wrap, uint32_t *out)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && (strcasecmp(dot, ".exr") == 0 || strcasecmp(dot, ".pfm") == 0 || strcasecmp(dot, ".hdr") == 0))
+        return pw_scene_load_texture(s, path, wrap, out); /* linear already */
+    char key[2100];
+    if (!linear_key(key, sizeof key, path))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: path too long", path);
+    if ((*out = pw_scene_find_texture(s, key, wrap)) != UINT32_MAX)
+        return PW_OK;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
+    int w, h, comp;
+    unsigned char *px = stbi_load_from_file(f, &w, &h, &comp, 3);
+    fclose(f);
+    if (!px)
+        return pw_fail(PW_ERR_FORMAT, "%s: cannot read image (%s)", path, stbi_failure_reason());
+    pw_status st = pw_scene_add_texture_unorm8(s, px, w, h, wrap, key, out);
+    stbi_image_free(px);
+    return st;
+}
+
+pw_status pw_scene_decode_texture_linear(pw_scene *s, const void *data, size_t n, uint32_t wrap, const char *key,
+                                         uint32_t *out)
+{
+    char lkey[2100];
+    if (!linear_key(lkey, sizeof lkey, key))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: name too long", key);
+    if ((*out = pw_scene_find_texture(s, lkey, wrap)) != UINT32_MAX)
+        return PW_OK;
+    if (n == 0 || n > 0x7fffffffu)
+        return pw_fail(PW_ERR_FORMAT, "%s: embedded image of %zu bytes", key, n);
+    if (stbi_is_hdr_from_memory(data, (int)n))
+        return pw_scene_decode_texture(s, data, n, wrap, key, out); /* linear already */
+    int w, h, comp;
+    unsigned char *px = stbi_load_from_memory(data, (int)n, &w, &h, &comp, 3);
+    if (!px)
+        return pw_fail(PW_ERR_FORMAT, "%s: cannot decode image (%s)", key, stbi_failure_reason());
+    pw_status st = pw_scene_add_texture_unorm8(s, px, w, h, wrap, lkey, out);
+    stbi_image_free(px);
     return st;
 }

@@ -91,7 +91,7 @@ pw_status pw_light_table_build(const pw_scene *s, pw_light_table *t)
     memset(t, 0, sizeof *t);
     uint32_t n_prims = s->n_spheres + s->n_tris, n = 0;
     for (uint32_t p = 0; p < n_prims; p++)
-        if (!v3_is_zero(prim_material(s, p)->emission))
+        if (pw_material_is_light(prim_material(s, p)))
             n++;
     for (uint32_t i = 0; i < s->n_delta_lights; i++)
         n += !v3_is_zero(s->delta_lights[i].L);
@@ -114,7 +114,7 @@ pw_status pw_light_table_build(const pw_scene *s, pw_light_table *t)
     double total = 0.0;
     for (uint32_t p = 0; p < n_prims; p++) {
         const pw_material *m = prim_material(s, p);
-        if (v3_is_zero(m->emission))
+        if (!pw_material_is_light(m))
             continue;
         t->lights[t->count].type = p < s->n_spheres ? PW_LIGHT_SPHERE : PW_LIGHT_TRIANGLE;
         t->lights[t->count].prim = p;

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "geom/surface.h"
 #include "scene/scene_view.h"
 
 /* A coordinate folded into one period of its wrap mode: [0, 1) for repeat,
@@ -67,12 +68,72 @@ PW_HD pw_vec3 pw_texture_lookup(const pw_texture *t, const float *texels, float 
 
 /* The material m as seen at texture coordinates (u, v): albedo times the
  * albedo texture's texel (glTF's factor times texture; MTL's Kd times
- * map_Kd). m must have a texture. */
+ * map_Kd), and with maps, metallic times the metallic-roughness texel's
+ * blue, perceptual roughness times its green (so GGX alpha times green
+ * squared), emission times the emission texel. m must be textured
+ * (PW_MAT_IS_TEXTURED). */
 PW_HD pw_material pw_material_textured(const pw_scene_view *s, const pw_material *m, float u, float v)
 {
     pw_material mt = *m;
-    mt.albedo = v3_mul(m->albedo, pw_texture_lookup(&s->textures[PW_MAT_ALBEDO_TEX(m)], s->texels, u, v));
+    if (PW_MAT_HAS_ALBEDO_TEX(m))
+        mt.albedo = v3_mul(m->albedo, pw_texture_lookup(&s->textures[PW_MAT_ALBEDO_TEX(m)], s->texels, u, v));
+    if (!PW_MAT_HAS_MAPS(m))
+        return mt;
+    uint32_t mr = PW_MAT_MR_MAP(m), em = PW_MAT_EMISSION_MAP(m);
+    if (mr != 0u && m->type == PW_MAT_METALLIC_ROUGHNESS) {
+        pw_vec3 t = pw_texture_lookup(&s->textures[mr - 1u], s->texels, u, v);
+        mt.eta.x = m->eta.x * t.z;
+        mt.roughness = m->roughness * t.y * t.y;
+    }
+    if (em != 0u)
+        mt.emission = v3_mul(m->emission, pw_texture_lookup(&s->textures[em - 1u], s->texels, u, v));
     return mt;
+}
+
+/* maps: the shading normal bent by m's normal map at (u, v) on triangle hit
+ * h. The tangent frame comes from the triangle: T along dp/du and B along
+ * dp/dv (v up, which is where an OpenGL-convention map, glTF's, puts its
+ * green axis), made orthogonal to the interpolated normal. The texel t
+ * (linear) gives the tangent-space normal (2 t - 1) scaled by
+ * PW_MAT_NORMAL_SCALE in x and y. Spheres, triangles without texture
+ * coordinates or with degenerate ones, and bent normals that would face
+ * away from the geometric normal keep the normal they had. */
+PW_HD void pw_surface_normal_map(const pw_scene_view *s, const pw_hit *h, const pw_material *m, float u, float v,
+                                 pw_surface *sf)
+{
+    uint32_t nm = PW_MAT_NORMAL_MAP(m);
+    if (nm == 0u || h->prim < s->n_spheres || !s->uv)
+        return;
+    const uint32_t *ix = s->tri_idx + 3 * (h->prim - s->n_spheres);
+    pw_vec3 p0 = s->pos[ix[0]];
+    pw_vec3 e1 = v3_sub(s->pos[ix[1]], p0), e2 = v3_sub(s->pos[ix[2]], p0);
+    const float *t0 = s->uv + 2 * ix[0], *t1 = s->uv + 2 * ix[1], *t2 = s->uv + 2 * ix[2];
+    float du1 = t1[0] - t0[0], dv1 = t1[1] - t0[1], du2 = t2[0] - t0[0], dv2 = t2[1] - t0[1];
+    float det = du1 * dv2 - dv1 * du2;
+    if (!(fabsf(det) > 1e-12f))
+        return;
+    float inv = 1.0f / det;
+    pw_vec3 dpdu = v3_scale(v3_sub(v3_scale(e1, dv2), v3_scale(e2, dv1)), inv);
+    pw_vec3 dpdv = v3_scale(v3_sub(v3_scale(e2, du1), v3_scale(e1, du2)), inv);
+    pw_vec3 n = sf->ns;
+    pw_vec3 t = v3_sub(dpdu, v3_scale(n, v3_dot(n, dpdu)));
+    float tl2 = v3_len2(t);
+    if (!(tl2 > 0.0f))
+        return;
+    t = v3_scale(t, 1.0f / sqrtf(tl2));
+    pw_vec3 b = v3_cross(n, t);
+    if (v3_dot(b, dpdv) < 0.0f)
+        b = v3_neg(b); /* mirrored texture coordinates */
+    pw_vec3 c = pw_texture_lookup(&s->textures[nm - 1u], s->texels, u, v);
+    float scale = PW_MAT_NORMAL_SCALE(m);
+    float x = (2.0f * c.x - 1.0f) * scale, y = (2.0f * c.y - 1.0f) * scale, z = 2.0f * c.z - 1.0f;
+    pw_vec3 bent = v3_add(v3_add(v3_scale(t, x), v3_scale(b, y)), v3_scale(n, z));
+    float l2 = v3_len2(bent);
+    if (!(l2 > 0.0f))
+        return;
+    bent = v3_scale(bent, 1.0f / sqrtf(l2));
+    if (v3_dot(bent, sf->ng) > 0.0f)
+        sf->ns = bent;
 }
 
 #endif
