@@ -85,6 +85,7 @@ for b in mega wave; do
     bench cornell-$b cornell --backend cuda-$b --width 1920 --height 1080
     bench sponza-$b "$SPONZA" --backend cuda-$b --width 1920 --height 1080 --max-depth 8
     bench bunny-$b "${BUNNY_ARGS[@]}" --backend cuda-$b
+    bench mixed-$b bunnies-mixed:16 --width 1920 --height 1080 --max-depth 8 --backend cuda-$b
 done
 $PW bench toy --backend cuda-wave --frames 3 --stats > "$OUT/stages-toy.txt" 2>&1
 $PW bench toy --backend cuda-wave --split 4 --frames 5 > "$OUT/split-toy.txt" 2>&1
@@ -92,7 +93,7 @@ $PW bench cornell --backend cuda-wave --width 1920 --height 1080 --frames 3 --st
 
 echo
 printf '%-16s %14s %12s %14s\n' scene Mray/s ms/frame rays/px-sample | tee "$OUT/table.txt"
-for n in toy toy-small rtiow cornell sponza bunny; do for b in mega wave; do
+for n in toy toy-small rtiow cornell sponza bunny mixed; do for b in mega wave; do
     f="$OUT/bench-$n-$b.json"
     python3 - "$f" "$n-$b" <<'PY' | tee -a "$OUT/table.txt"
 import json, sys

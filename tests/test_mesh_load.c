@@ -29,6 +29,21 @@ static void box_textured_has_uvs(void **state)
     pw_scene_free(s);
 }
 
+/* A PLY file has no materials: assimp makes one up with a white specular
+ * colour, which must not turn the model glossy. */
+static void ply_without_materials_is_diffuse(void **state)
+{
+    (void)state;
+    char path[1024];
+    if (!pw_test_shared_file("scenes/stanford-bunny/bunny.ply", path, sizeof path))
+        PW_SKIP("%s is absent", path);
+    pw_scene *s;
+    assert_int_equal(pw_scene_load(path, &s), PW_OK);
+    assert_int_equal(s->n_mats, 1);
+    assert_int_equal(s->mats[0].type, PW_MAT_LAMBERT);
+    pw_scene_free(s);
+}
+
 static void box_without_texture_has_no_uvs(void **state)
 {
     (void)state;
@@ -85,6 +100,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(box_textured_has_uvs),
         cmocka_unit_test(box_without_texture_has_no_uvs),
+        cmocka_unit_test(ply_without_materials_is_diffuse),
         cmocka_unit_test(cornell_obj_materials),
         cmocka_unit_test(missing_and_garbage_files),
     };

@@ -164,7 +164,14 @@ static pw_status convert_material(pw_scene *s, const char *model, const struct a
 {
     struct aiColor4D kd = {0.8f, 0.8f, 0.8f, 1.0f}, ks = {0, 0, 0, 1}, ke = {0, 0, 0, 1};
     aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &kd);
-    aiGetMaterialColor(am, AI_MATKEY_COLOR_SPECULAR, &ks);
+    /* Files without materials (PLY, STL) get a material made up by assimp,
+     * with no name and a white specular colour that is not the file's: such
+     * surfaces stay diffuse, as the file gives nothing else. */
+    struct aiString name;
+    int made_up = aiGetMaterialString(am, AI_MATKEY_NAME, &name) != aiReturn_SUCCESS ||
+                  strcmp(name.data, AI_DEFAULT_MATERIAL_NAME) == 0;
+    if (!made_up)
+        aiGetMaterialColor(am, AI_MATKEY_COLOR_SPECULAR, &ks);
     aiGetMaterialColor(am, AI_MATKEY_COLOR_EMISSIVE, &ke);
     float metallic = 1.0f, roughness = 1.0f, strength = 1.0f;
     int gltf = aiGetMaterialFloat(am, AI_MATKEY_METALLIC_FACTOR, &metallic) == aiReturn_SUCCESS, glass = 0;
