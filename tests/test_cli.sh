@@ -228,7 +228,8 @@ json_number() {
 
 # --stats on cornell, whose 36 triangles and 2 light triangles are fixed:
 # the lines exist, the JSON has the same counts, and the BVH's bytes are
-# exactly its nodes (32 bytes) and primitive references (4 bytes).
+# exactly its nodes (32 bytes), primitive references (4 bytes) and leaf
+# primitives (48 bytes).
 checks=$((checks + 1))
 if "$PW" render cornell --width 16 --height 16 --spp 2 --stats --stats-json "$tmp/s.json" -o "$tmp/c.png" \
     >"$tmp/out" 2>"$tmp/err"; then
@@ -244,8 +245,8 @@ if "$PW" render cornell --width 16 --height 16 --spp 2 --stats --stats-json "$tm
         fail "--stats: no line starting with$missing in: $(cat "$tmp/err")"
     elif [ "$(json_number "$tmp/s.json" triangles)" != 36 ] || [ "$(json_number "$tmp/s.json" lights)" != 2 ]; then
         fail "--stats-json: triangles or lights are not 36 and 2: $(cat "$tmp/s.json")"
-    elif [ -z "$nodes" ] || [ "$nodes" -lt 1 ] || [ "$bvh_bytes" != $((32 * nodes + 4 * 36)) ]; then
-        fail "--stats-json: bvh_bytes $bvh_bytes is not 32 x $nodes nodes + 4 x 36 references"
+    elif [ -z "$nodes" ] || [ "$nodes" -lt 1 ] || [ "$bvh_bytes" != $((32 * nodes + (4 + 48) * 36)) ]; then
+        fail "--stats-json: bvh_bytes $bvh_bytes is not 32 x $nodes nodes + (4 + 48) x 36 references"
     elif [ -z "$scene_bytes" ] || [ "$scene_bytes" -lt $((36 * 16)) ]; then
         fail "--stats-json: scene_bytes '$scene_bytes' is less than the triangles' 36 x 16 bytes"
     elif ! awk -v m="$(json_number "$tmp/s.json" mrays_per_s)" -v l="$(json_number "$tmp/s.json" load_ms)" \

@@ -441,6 +441,31 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* The primitives' geometry in leaf order (pw_leaf_prim). */
+static pw_status fill_leaf_prims(const pw_scene *s, pw_bvh *b)
+{
+    b->leaf_prims = calloc(b->n_refs ? b->n_refs : 1, sizeof *b->leaf_prims);
+    if (!b->leaf_prims)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory building the BVH over %u primitives", s->name,
+                       b->n_refs);
+    for (uint32_t i = 0; i < b->n_refs; i++) {
+        pw_leaf_prim *l = &b->leaf_prims[i];
+        uint32_t p = b->prim_ref[i];
+        l->prim = p;
+        if (p < s->n_spheres) {
+            pw_sphere sp = s->spheres[p];
+            l->a[0] = sp.c.x, l->a[1] = sp.c.y, l->a[2] = sp.c.z, l->a[3] = sp.r;
+            continue;
+        }
+        const uint32_t *ix = s->tri_idx + 3 * (size_t)(p - s->n_spheres);
+        pw_vec3 v0 = s->pos[ix[0]], v1 = s->pos[ix[1]], v2 = s->pos[ix[2]];
+        l->a[0] = v0.x, l->a[1] = v0.y, l->a[2] = v0.z, l->a[3] = -1.0f;
+        l->b[0] = v1.x, l->b[1] = v1.y, l->b[2] = v1.z;
+        l->c[0] = v2.x, l->c[1] = v2.y, l->c[2] = v2.z;
+    }
+    return PW_OK;
+}
+
 pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
 {
     double t0 = now_ms();
@@ -494,6 +519,11 @@ pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
     out->n_refs = n;
     free(c.items);
     free(c.nodes);
+    pw_status st = fill_leaf_prims(s, out);
+    if (st != PW_OK) {
+        pw_bvh_free(out);
+        return st;
+    }
     out->build_ms = now_ms() - t0;
     return PW_OK;
 }
@@ -502,5 +532,6 @@ void pw_bvh_free(pw_bvh *b)
 {
     free(b->nodes);
     free(b->prim_ref);
+    free(b->leaf_prims);
     memset(b, 0, sizeof *b);
 }

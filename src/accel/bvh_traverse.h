@@ -2,6 +2,8 @@
 #ifndef PW_BVH_TRAVERSE_H
 #define PW_BVH_TRAVERSE_H
 
+#include <string.h>
+
 #include "geom/intersect.h"
 #include "scene/scene_view.h"
 
@@ -31,6 +33,64 @@ PW_HD int pw_intersect_prim(const pw_scene_view *s, uint32_t prim, pw_vec3 o, pw
     *tmax = t;
     hit->t = t;
     hit->prim = prim;
+    hit->u = u;
+    hit->v = v;
+    return 1;
+}
+
+/* The bits of a float (a primitive id stored among coordinates). */
+PW_HD uint32_t pw_float_bits(float f)
+{
+#if PW_DEVICE_CODE
+    return __float_as_uint(f);
+#else
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+#endif
+}
+
+/* 16 bytes of a leaf primitive, through the read-only cache on the GPU. */
+PW_HD void pw_leaf_load4(const float *p, float out[4])
+{
+#if PW_DEVICE_CODE
+    float4 q = __ldg((const float4 *)p);
+    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+#else
+    out[0] = p[0], out[1] = p[1], out[2] = p[2], out[3] = p[3];
+#endif
+}
+
+/* Tests leaf slot `slot` against the ray; on a hit closer than *tmax
+ * updates *tmax and the hit record. A sphere's record is read 16 bytes at
+ * first (centre, radius); its id only when it is hit. */
+PW_HD int pw_intersect_leaf(const pw_scene_view *s, uint32_t slot, pw_vec3 o, pw_vec3 d, const pw_ray_shear *sh,
+                            float tmin, float *tmax, pw_hit *hit)
+{
+    const pw_leaf_prim *l = s->leaf_prims + slot;
+    float a[4], b[4];
+    pw_leaf_load4(l->a, a);
+    if (a[3] > 0.0f) {
+        float t = pw_intersect_sphere(o, d, v3(a[0], a[1], a[2]), a[3], tmin, *tmax);
+        if (t < 0.0f)
+            return 0;
+        pw_leaf_load4(l->b, b);
+        *tmax = t;
+        hit->t = t;
+        hit->prim = pw_float_bits(b[3]);
+        hit->u = hit->v = 0.0f;
+        return 1;
+    }
+    float c[4];
+    pw_leaf_load4(l->b, b);
+    pw_leaf_load4(l->c, c);
+    float t, u, v;
+    if (!pw_intersect_triangle(o, sh, v3(a[0], a[1], a[2]), v3(b[0], b[1], b[2]), v3(c[0], c[1], c[2]), tmin, *tmax,
+                               &t, &u, &v))
+        return 0;
+    *tmax = t;
+    hit->t = t;
+    hit->prim = pw_float_bits(b[3]);
     hit->u = u;
     hit->v = v;
     return 1;
@@ -71,7 +131,7 @@ PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax,
     for (;;) {
         if (n.count > 0) {
             for (uint32_t i = n.first; i < n.first + n.count; i++) {
-                if (pw_intersect_prim(s, s->prim_ref[i], r.o, r.d, &sh, tmin, &tmax, hit)) {
+                if (pw_intersect_leaf(s, i, r.o, r.d, &sh, tmin, &tmax, hit)) {
                     found = 1;
                     if (any_hit)
                         return 1;

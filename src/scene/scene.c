@@ -552,6 +552,7 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     v.n_textures = s->n_textures;
     v.nodes = s->bvh.nodes;
     v.prim_ref = s->bvh.prim_ref;
+    v.leaf_prims = s->bvh.leaf_prims;
     v.lights = s->lights.lights;
     v.light_pmf = s->lights.pmf;
     v.alias_prob = s->lights.alias_prob;
@@ -602,7 +603,7 @@ void pw_scene_get_info(const pw_scene *s, pw_scene_info *info)
     info->bvh_build_ms = s->prepared ? s->bvh.build_ms : 0.0;
     info->scene_bytes = scene_bytes(s);
     info->bvh_bytes = s->prepared ? (uint64_t)s->bvh.n_nodes * sizeof *s->bvh.nodes +
-                                        (uint64_t)s->bvh.n_refs * sizeof *s->bvh.prim_ref
+                                        (uint64_t)s->bvh.n_refs * (sizeof *s->bvh.prim_ref + sizeof *s->bvh.leaf_prims)
                                   : 0;
 }
 

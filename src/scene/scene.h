@@ -29,6 +29,7 @@ typedef struct pw_light_table {
 typedef struct pw_bvh {
     pw_bvh_node *nodes;
     uint32_t *prim_ref;
+    pw_leaf_prim *leaf_prims; /* n_refs of them, in prim_ref's order */
     uint32_t n_nodes, n_refs;
     double build_ms;
 } pw_bvh;

@@ -98,8 +98,21 @@ typedef struct pw_sphere {
 } pw_sphere;
 PW_SIZE_CHECK(pw_sphere, 16);
 
+/* 48 bytes: a primitive as a BVH leaf tests it, kept in leaf order (leaf
+ * slot i holds primitive prim_ref[i]), so traversal reads its geometry with
+ * no index to follow first: one 16-byte load for a sphere (a second on a
+ * hit, for its id), three for a triangle, instead of an index, then a
+ * sphere or an index triple and three vertices. */
+typedef struct pw_leaf_prim {
+    float a[4];    /* sphere: centre and radius (> 0); triangle: vertex 0 and -1 */
+    float b[3];    /* triangle: vertex 1 */
+    uint32_t prim; /* the primitive id (spheres first, then triangles) */
+    float c[4];    /* triangle: vertex 2 (c[3] unused) */
+} pw_leaf_prim;
+PW_SIZE_CHECK(pw_leaf_prim, 48);
+
 /* 32 bytes. Interior nodes have count == 0 and children at first, first+1;
- * leaves hold prim_ref[first .. first+count). */
+ * leaves hold slots first .. first+count of prim_ref and leaf_prims. */
 typedef struct pw_bvh_node {
     float bmin[3];
     uint32_t first;
@@ -175,6 +188,7 @@ typedef struct pw_scene_view {
 
     const pw_bvh_node *nodes;
     const uint32_t *prim_ref; /* BVH leaf order -> primitive id */
+    const pw_leaf_prim *leaf_prims; /* the same order: the primitives' geometry */
 
     const pw_light *lights;
     const float *light_pmf;       /* selection probability of each light */

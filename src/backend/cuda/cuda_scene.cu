@@ -52,7 +52,8 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     UP(textures, host->n_textures, "texture table");
     UP(texels, 3 * (size_t)s->n_texels, "texture pixels");
     UP(nodes, s->bvh.n_nodes, "BVH nodes");
-    UP(prim_ref, s->bvh.n_refs, "BVH primitive references");
+    UP(leaf_prims, s->bvh.n_refs, "BVH leaf primitives");
+    out->view.prim_ref = NULL; /* the host's: device code reads leaf_prims */
     UP(lights, host->n_lights, "lights");
     UP(light_pmf, host->n_lights, "light probabilities");
     UP(alias_prob, host->n_lights, "light alias table");
