@@ -1,7 +1,8 @@
 /* BVH traversal against brute force: for thousands of random rays over
  * random triangles, spheres, a mix, degenerate layouts and real meshes, the
- * closest hit of pw_bvh_trace (the binary BVH every backend shares) and of
- * pw_bvh8_trace (the CPU's 8-wide AVX2 BVH, converted from it) is the one a
+ * closest hit of pw_bvh_trace (the binary BVH), pw_bvh4_trace (the 4-wide
+ * BVH every backend traces, collapsed from it) and pw_bvh8_trace (the
+ * CPU's 8-wide AVX2 BVH for sphere scenes, converted from it) is the one a
  * loop over every primitive finds (same t, same primitive except at exact
  * ties), any-hit agrees on hit or miss, and ray intervals (tmin, tmax) are
  * honoured. Also: the tree's structure is sound, and the build is the same
@@ -13,6 +14,7 @@
 #include "test_common.h"
 
 #include "accel/bvh8_cpu.h"
+#include "accel/bvh4.h"
 #include "accel/bvh_traverse.h"
 #include "scene/scene.h"
 
@@ -68,6 +70,11 @@ static int trace_bvh2(const accel *a, pw_ray r, float tmin, float tmax, int any_
     return pw_bvh_trace(&a->v, r, tmin, tmax, any_hit, h);
 }
 
+static int trace_bvh4(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h)
+{
+    return pw_bvh4_trace(&a->v, r, tmin, tmax, any_hit, h);
+}
+
 static int trace_bvh8(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h)
 {
     return pw_bvh8_trace(&a->v, &a->b8, r, tmin, tmax, any_hit, h);
@@ -112,6 +119,8 @@ static void check_closest(const accel *a, pw_ray r, float tmin, float tmax, int 
     pw_hit hb;
     int fb = brute_trace(&a->v, r, tmin, tmax, &hb);
     check_one(a, trace_bvh2, "binary BVH", r, tmin, tmax, &hb, fb, ray_id, c);
+    assert_non_null(a->v.nodes4);
+    check_one(a, trace_bvh4, "4-wide BVH", r, tmin, tmax, &hb, fb, ray_id, c);
     if (a->has_b8)
         check_one(a, trace_bvh8, "8-wide BVH", r, tmin, tmax, &hb, fb, ray_id, c);
     c->hits += fb;

@@ -229,12 +229,13 @@ json_number() {
 # --stats on cornell, whose 36 triangles and 2 light triangles are fixed:
 # the lines exist, the JSON has the same counts, and the BVH's bytes are
 # exactly its nodes (32 bytes), primitive references (4 bytes) and leaf
-# primitives (48 bytes).
+# primitives (48 bytes), and its 4-wide nodes (128 bytes).
 checks=$((checks + 1))
 if "$PW" render cornell --width 16 --height 16 --spp 2 --stats --stats-json "$tmp/s.json" -o "$tmp/c.png" \
     >"$tmp/out" 2>"$tmp/err"; then
     nodes=$(json_number "$tmp/s.json" bvh_nodes)
     bvh_bytes=$(json_number "$tmp/s.json" bvh_bytes)
+    nodes4=$(json_number "$tmp/s.json" bvh4_nodes)
     scene_bytes=$(json_number "$tmp/s.json" scene_bytes)
     missing=
     for l in "load: " "bvh: $nodes nodes built in" "geometry: 0 spheres, 36 triangles, 4 materials, 2 lights" \
@@ -245,8 +246,8 @@ if "$PW" render cornell --width 16 --height 16 --spp 2 --stats --stats-json "$tm
         fail "--stats: no line starting with$missing in: $(cat "$tmp/err")"
     elif [ "$(json_number "$tmp/s.json" triangles)" != 36 ] || [ "$(json_number "$tmp/s.json" lights)" != 2 ]; then
         fail "--stats-json: triangles or lights are not 36 and 2: $(cat "$tmp/s.json")"
-    elif [ -z "$nodes" ] || [ "$nodes" -lt 1 ] || [ "$bvh_bytes" != $((32 * nodes + (4 + 48) * 36)) ]; then
-        fail "--stats-json: bvh_bytes $bvh_bytes is not 32 x $nodes nodes + (4 + 48) x 36 references"
+    elif [ -z "$nodes" ] || [ "$nodes" -lt 1 ] || [ "$bvh_bytes" != $((32 * nodes + (4 + 48) * 36 + 128 * nodes4)) ]; then
+        fail "--stats-json: bvh_bytes $bvh_bytes is not 32 x $nodes nodes + (4 + 48) x 36 references + 128 x $nodes4"
     elif [ -z "$scene_bytes" ] || [ "$scene_bytes" -lt $((36 * 16)) ]; then
         fail "--stats-json: scene_bytes '$scene_bytes' is less than the triangles' 36 x 16 bytes"
     elif ! awk -v m="$(json_number "$tmp/s.json" mrays_per_s)" -v l="$(json_number "$tmp/s.json" load_ms)" \

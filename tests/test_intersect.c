@@ -5,6 +5,7 @@
  * BVH. */
 #include "test_common.h"
 
+#include "accel/bvh4.h"
 #include "accel/bvh_traverse.h"
 #include "scene/scene.h"
 #include "test_mesh_util.h"
@@ -374,14 +375,17 @@ static void watertight_through_bvh(void **state)
                                  : lerp3(m.v[m.edges[(i - m.nv) / 2][0]], m.v[m.edges[(i - m.nv) / 2][1]],
                                          (i - m.nv) % 2 ? 0.5f : (float)trng_unif(&rng));
             pw_ray r = {o, unit(v3_sub(p, o))};
-            pw_hit h;
-            if (!pw_bvh_trace(&view, r, 0.0f, PW_INF, 0, &h))
-                fail_msg("BVH: the ray from inside toward point %u leaks", i);
             float expect = v3_len(v3_sub(p, o));
-            if (fabsf(h.t - expect) > 1e-5f * expect)
-                fail_msg("BVH: ray toward point %u hits at %.9g, expected %.9g", i, h.t, expect);
-            if (!pw_bvh_trace(&view, r, 0.0f, PW_INF, 1, &h))
-                fail_msg("BVH any-hit: the ray from inside toward point %u leaks", i);
+            for (int wide = 0; wide < 2; wide++) {
+                const char *name = wide ? "4-wide BVH" : "BVH";
+                pw_hit h;
+                if (!(wide ? pw_bvh4_trace : pw_bvh_trace)(&view, r, 0.0f, PW_INF, 0, &h))
+                    fail_msg("%s: the ray from inside toward point %u leaks", name, i);
+                if (fabsf(h.t - expect) > 1e-5f * expect)
+                    fail_msg("%s: ray toward point %u hits at %.9g, expected %.9g", name, i, h.t, expect);
+                if (!(wide ? pw_bvh4_trace : pw_bvh_trace)(&view, r, 0.0f, PW_INF, 1, &h))
+                    fail_msg("%s any-hit: the ray from inside toward point %u leaks", name, i);
+            }
         }
     }
     printf("BVH over %u triangles: %d rays through vertices and edges, none leaked\n", m.nt, rays);

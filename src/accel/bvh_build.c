@@ -520,6 +520,8 @@ pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
     free(c.items);
     free(c.nodes);
     pw_status st = fill_leaf_prims(s, out);
+    if (st == PW_OK)
+        st = pw_bvh4_build(s->name, out->nodes, out->n_nodes, out->n_refs, &out->nodes4, &out->n_nodes4);
     if (st != PW_OK) {
         pw_bvh_free(out);
         return st;
@@ -533,5 +535,6 @@ void pw_bvh_free(pw_bvh *b)
     free(b->nodes);
     free(b->prim_ref);
     free(b->leaf_prims);
+    free(b->nodes4);
     memset(b, 0, sizeof *b);
 }

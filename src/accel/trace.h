@@ -3,6 +3,7 @@
 #define PW_TRACE_H
 
 #include "accel/bvh8_cpu.h"
+#include "accel/bvh4.h"
 #include "accel/bvh_traverse.h"
 
 /* Small sphere-only scenes: every sphere against the ray. With the spheres
@@ -38,6 +39,8 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
 #endif
     if (s->flat_spheres)
         return pw_trace_sphere_list(s, r, tmin, tmax, any_hit, hit);
+    if (s->wide_bvh)
+        return pw_bvh4_trace(s, r, tmin, tmax, any_hit, hit);
     return pw_bvh_trace(s, r, tmin, tmax, any_hit, hit);
 }
 

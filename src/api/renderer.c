@@ -97,6 +97,25 @@ static uint32_t scene_kinds(const pw_scene *scene)
     return PW_KINDS_BASIC;
 }
 
+/* The 4-wide BVH or the binary one, as measured (docs/PERFORMANCE.md): on
+ * the GPU megakernel the 4-wide tree won on meshes of 66K triangles and more
+ * (+7 to +19%) and lost on spheres and on the 36-triangle Cornell box, where
+ * its larger traversal code costs more than it saves; the wavefront and the
+ * CPU gained on every triangle scene measured. PATHWAVE_BVH4=0 or 1 forces
+ * the choice, for measurements. */
+#define WIDE_BVH_MIN_TRIANGLES_MEGAKERNEL 10000u
+static uint32_t wide_bvh(const pw_scene *scene, pw_backend backend)
+{
+    const char *e = getenv("PATHWAVE_BVH4");
+    if (!scene->bvh.nodes4)
+        return 0;
+    if (e && (*e == '0' || *e == '1'))
+        return *e == '1';
+    if (backend == PW_BACKEND_CUDA_MEGA)
+        return scene->n_tris >= WIDE_BVH_MIN_TRIANGLES_MEGAKERNEL;
+    return scene->n_tris > 0;
+}
+
 pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_renderer **out)
 {
     *out = NULL;
@@ -139,6 +158,7 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.split = (uint32_t)s.split;
     r->params.kinds = scene_kinds(scene);
     r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
+    r->view.wide_bvh = wide_bvh(scene, s.backend);
     snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
     if (s.backend == PW_BACKEND_CUDA_MEGA || s.backend == PW_BACKEND_CUDA_WAVE) {
         if ((st = pw_cuda_create(r)) != PW_OK) {

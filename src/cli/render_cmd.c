@@ -98,7 +98,8 @@ static void print_stats(const cli_options *o, const pw_scene *scene, const pw_re
     pw_scene_info info;
     pw_scene_get_info(scene, &info);
     fprintf(stderr, "load: %.1f ms (%s)\n", o->load_ms, o->from_file ? "reading the file" : "building the scene");
-    fprintf(stderr, "bvh: %u nodes built in %.1f ms\n", info.bvh_nodes, info.bvh_build_ms);
+    fprintf(stderr, "bvh: %u nodes built in %.1f ms (%u nodes 4-wide)\n", info.bvh_nodes, info.bvh_build_ms,
+            info.bvh4_nodes);
     fprintf(stderr, "geometry: %u spheres, %u triangles, %u materials, %u lights\n", info.spheres, info.triangles,
             info.materials, info.lights);
     fprintf(stderr, "host memory: scene arrays %llu bytes (%.1f MiB), bvh %llu bytes (%.1f MiB)\n",
@@ -128,6 +129,7 @@ static int write_stats_json(const cli_options *o, const pw_scene *scene, const p
     cJSON_AddNumberToObject(j, "load_ms", o->load_ms);
     cJSON_AddNumberToObject(j, "bvh_build_ms", info.bvh_build_ms);
     cJSON_AddNumberToObject(j, "bvh_nodes", info.bvh_nodes);
+    cJSON_AddNumberToObject(j, "bvh4_nodes", info.bvh4_nodes);
     cJSON_AddNumberToObject(j, "spheres", info.spheres);
     cJSON_AddNumberToObject(j, "triangles", info.triangles);
     cJSON_AddNumberToObject(j, "materials", info.materials);

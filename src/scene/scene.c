@@ -553,6 +553,7 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     v.nodes = s->bvh.nodes;
     v.prim_ref = s->bvh.prim_ref;
     v.leaf_prims = s->bvh.leaf_prims;
+    v.nodes4 = s->bvh.nodes4;
     v.lights = s->lights.lights;
     v.light_pmf = s->lights.pmf;
     v.alias_prob = s->lights.alias_prob;
@@ -600,10 +601,12 @@ void pw_scene_get_info(const pw_scene *s, pw_scene_info *info)
     info->warning_log = s->warning_log;
     info->lights = s->prepared ? s->lights.count : 0;
     info->bvh_nodes = s->prepared ? s->bvh.n_nodes : 0;
+    info->bvh4_nodes = s->prepared ? s->bvh.n_nodes4 : 0;
     info->bvh_build_ms = s->prepared ? s->bvh.build_ms : 0.0;
     info->scene_bytes = scene_bytes(s);
     info->bvh_bytes = s->prepared ? (uint64_t)s->bvh.n_nodes * sizeof *s->bvh.nodes +
-                                        (uint64_t)s->bvh.n_refs * (sizeof *s->bvh.prim_ref + sizeof *s->bvh.leaf_prims)
+                                        (uint64_t)s->bvh.n_refs * (sizeof *s->bvh.prim_ref + sizeof *s->bvh.leaf_prims) +
+                                        (uint64_t)s->bvh.n_nodes4 * sizeof *s->bvh.nodes4
                                   : 0;
 }
 

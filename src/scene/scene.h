@@ -30,7 +30,8 @@ typedef struct pw_bvh {
     pw_bvh_node *nodes;
     uint32_t *prim_ref;
     pw_leaf_prim *leaf_prims; /* n_refs of them, in prim_ref's order */
-    uint32_t n_nodes, n_refs;
+    pw_bvh4_node *nodes4;     /* the same tree collapsed 4-wide (accel/bvh4_build.c) */
+    uint32_t n_nodes, n_refs, n_nodes4;
     double build_ms;
 } pw_bvh;
 
@@ -155,6 +156,8 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect);
 /* Builders (accel/bvh_build.c, shade/light_build.c). */
 pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out);
 void pw_bvh_free(pw_bvh *b);
+pw_status pw_bvh4_build(const char *name, const pw_bvh_node *nodes, uint32_t n_nodes, uint32_t n_refs,
+                        pw_bvh4_node **out, uint32_t *n_out);
 pw_status pw_light_table_build(const pw_scene *s, pw_light_table *out);
 void pw_light_table_free(pw_light_table *t);
 

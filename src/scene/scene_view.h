@@ -111,6 +111,23 @@ typedef struct pw_leaf_prim {
 } pw_leaf_prim;
 PW_SIZE_CHECK(pw_leaf_prim, 48);
 
+/* The 4-wide BVH (accel/bvh4.h), 128 bytes a node. */
+/* A child reference: a node index, or a leaf (PW_BVH4_LEAF set) holding
+ * leaf slots first .. first + count - 1 of prim_ref and leaf_prims, with
+ * count - 1 (the binary builder makes leaves of 1 to 4) in bits 29-30. */
+#define PW_BVH4_LEAF 0x80000000u
+#define PW_BVH4_COUNT_SHIFT 29u
+#define PW_BVH4_FIRST_MASK 0x1fffffffu
+#define PW_BVH4_EMPTY 0xffffffffu
+/* The four children's bounds as structure of arrays, then their references. */
+typedef struct pw_bvh4_node {
+    float lo_x[4], lo_y[4], lo_z[4];
+    float hi_x[4], hi_y[4], hi_z[4];
+    uint32_t child[4];
+    uint32_t pad[4];
+} pw_bvh4_node;
+PW_SIZE_CHECK(pw_bvh4_node, 128);
+
 /* 32 bytes. Interior nodes have count == 0 and children at first, first+1;
  * leaves hold slots first .. first+count of prim_ref and leaf_prims. */
 typedef struct pw_bvh_node {
@@ -189,6 +206,7 @@ typedef struct pw_scene_view {
     const pw_bvh_node *nodes;
     const uint32_t *prim_ref; /* BVH leaf order -> primitive id */
     const pw_leaf_prim *leaf_prims; /* the same order: the primitives' geometry */
+    const pw_bvh4_node *nodes4;     /* the same tree 4-wide (root at 0), traced when wide_bvh is set */
 
     const pw_light *lights;
     const float *light_pmf;       /* selection probability of each light */
@@ -199,6 +217,7 @@ typedef struct pw_scene_view {
     const pw_delta_light *delta_lights; /* lights: point and distant lights, which lights[] index */
 
     const void *cpu_bvh8; /* CPU only: an 8-wide BVH traced instead of nodes (accel/bvh8_cpu.h) */
+    uint32_t wide_bvh;     /* trace nodes4 rather than nodes (the renderer picks, docs/PERFORMANCE.md) */
     uint32_t flat_spheres; /* spheres only and few of them: test them all, no BVH (the GPU keeps them in shared memory) */
 
     pw_env env;

@@ -22,8 +22,8 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 }
 
 /* Kernel variants fix at compile time what a render does not change: the
- * light mode and whether rays go through the BVH or the flat sphere list
- * (MEGA_ANY: read at run time). The code each variant does not need is
+ * light mode, whether rays go through the BVH or the flat sphere list, and
+ * which BVH, binary or 4-wide (MEGA_ANY: read at run time). The code each variant does not need is
  * compiled out, so its kernel is smaller and needs fewer registers; the
  * general kernel stalled a quarter of its time fetching instructions (ncu,
  * docs/PERFORMANCE.md). Measured: the toy variants make `toy` 13% faster
@@ -34,16 +34,18 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 /* One pixel's samples, with path regeneration (pw_path_trace_pixel): each
  * added on its own, in order, as on every backend, so their sums round
  * alike. split is 1 (a literal, so the splitting code compiles away) or
- * prm.split; light_mode and list are literals or MEGA_ANY. */
+ * prm.split; light_mode, list and wide are literals or MEGA_ANY. */
 __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
                                                   uint32_t spp, uint32_t sample_base, unsigned long long *counters,
-                                                  uint32_t split, uint32_t kinds, int light_mode, int list)
+                                                  uint32_t split, uint32_t kinds, int light_mode, int list, int wide)
 {
     pw_render_params prm = *prm_in;
     if (light_mode != MEGA_ANY)
         prm.light_mode = (uint32_t)light_mode;
     if (list != MEGA_ANY)
         view->flat_spheres = (uint32_t)list;
+    if (wide != MEGA_ANY)
+        view->wide_bvh = (uint32_t)wide;
     pw_cuda_spheres_to_shared(view);
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     uint32_t ext = 0, shadow = 0;
@@ -61,22 +63,25 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
 /* At most 256 threads a block and 64 registers a thread: 50% occupancy.
  * The kernel wants ~93 registers; capping it at 64 spills a little but
  * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
-#define MEGA_KERNEL(name, split, kinds, light_mode, list)                                                          \
+#define MEGA_KERNEL(name, split, kinds, light_mode, list, wide)                                                    \
     __global__ void __launch_bounds__(256, 4)                                                                      \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
              uint32_t sample_base, unsigned long long *counters)                                                   \
     {                                                                                                              \
-        mega_pixel(&view, &prm, sum, spp, sample_base, counters, split, kinds, light_mode, list);                  \
+        mega_pixel(&view, &prm, sum, spp, sample_base, counters, split, kinds, light_mode, list, wide);            \
     }
 
-/* Basic materials, no splitting: any light mode and traversal. */
-MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY)
+/* Basic materials, no splitting: any light mode, the list or the binary BVH. */
+MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY, 0)
+/* The same over the 4-wide BVH (large meshes). */
+MEGA_KERNEL(pw_megakernel_wide, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 1)
 /* The toy estimator over the BVH (toy, rtiow) and over the sphere list (toy-small). */
-MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 0)
-MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1)
+MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 0, 0)
+MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, 0)
 /* Ray splitting, microfacet materials, textures or delta lights: a kernel of
  * its own, so that the registers they need do not burden renders without. */
-MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY)
+MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY, 0)
+MEGA_KERNEL(pw_megakernel_split_wide, prm.split, PW_KINDS_ALL, MEGA_ANY, 0, 1)
 
 typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, uint32_t, uint32_t,
                                unsigned long long *);
@@ -85,8 +90,11 @@ typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, u
  * keeps the general ones, to compare. */
 static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
 {
+    int wide = c->scene.view.wide_bvh != 0;
     if (r->params.split > 1 || r->params.kinds != PW_KINDS_BASIC)
-        return pw_megakernel_split;
+        return wide ? pw_megakernel_split_wide : pw_megakernel_split;
+    if (wide)
+        return pw_megakernel_wide;
     const char *e = getenv("PATHWAVE_MEGA_GENERAL");
     if (e && *e == '1')
         return pw_megakernel;

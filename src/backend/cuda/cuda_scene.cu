@@ -53,6 +53,8 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     UP(texels, 3 * (size_t)s->n_texels, "texture pixels");
     UP(nodes, s->bvh.n_nodes, "BVH nodes");
     UP(leaf_prims, s->bvh.n_refs, "BVH leaf primitives");
+    if (host->wide_bvh)
+        UP(nodes4, s->bvh.n_nodes4, "4-wide BVH nodes");
     out->view.prim_ref = NULL; /* the host's: device code reads leaf_prims */
     UP(lights, host->n_lights, "lights");
     UP(light_pmf, host->n_lights, "light probabilities");

@@ -1,0 +1,97 @@
+/* A 4-wide BVH collapsed from the binary one (accel/bvh4_build.c) and its
+ * traversal, shared by every backend. A node holds its four children's
+ * boxes side by side, so one node visit tests four boxes with independent
+ * arithmetic instead of two, and a path from the root to a leaf visits half
+ * as many nodes, each a 128-byte record read in eight 16-byte loads. */
+#ifndef PW_BVH4_H
+#define PW_BVH4_H
+
+#include "accel/bvh_traverse.h"
+
+/* Each node visit pushes at most 3 entries and the collapsed tree is at
+ * most half as deep as the binary one (<= 62 levels, accel/bvh_build.c). */
+#define PW_BVH4_STACK 100
+
+/* The node's seven used 16-byte rows, through the read-only cache on the GPU. */
+PW_HD void pw_bvh4_load(const pw_bvh4_node *p, pw_bvh4_node *n)
+{
+#if PW_DEVICE_CODE
+    const float4 *q = (const float4 *)p;
+    float4 *d = (float4 *)n;
+#pragma unroll
+    for (int i = 0; i < 7; i++)
+        d[i] = __ldg(q + i);
+#else
+    *n = *p;
+#endif
+}
+
+/* Closest hit in (tmin, tmax), or with any_hit the first hit found. The
+ * nearest child box hit is visited next, the others pushed with their entry
+ * distance, and a popped entry farther than the closest hit so far is
+ * skipped. */
+PW_HD int pw_bvh4_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+{
+    uint32_t st_ref[PW_BVH4_STACK];
+    float st_t[PW_BVH4_STACK];
+    int sp = 0;
+    pw_vec3 inv_d = pw_safe_inverse(r.d), oid = v3_mul(r.o, inv_d);
+    pw_ray_shear sh;
+    if (s->n_tris)
+        sh = pw_ray_shear_make(r.d);
+    int found = 0;
+    hit->prim = PW_NO_HIT;
+    hit->t = tmax;
+    hit->u = hit->v = 0.0f;
+    uint32_t cur = 0;
+    for (;;) {
+        if (cur & PW_BVH4_LEAF) {
+            uint32_t first = cur & PW_BVH4_FIRST_MASK, end = first + ((cur >> PW_BVH4_COUNT_SHIFT) & 3u) + 1u;
+            for (uint32_t i = first; i < end; i++)
+                if (pw_intersect_leaf(s, i, r.o, r.d, &sh, tmin, &tmax, hit)) {
+                    found = 1;
+                    if (any_hit)
+                        return 1;
+                }
+        } else {
+            pw_bvh4_node n;
+            pw_bvh4_load(s->nodes4 + cur, &n);
+            uint32_t next = PW_BVH4_EMPTY;
+            float t_next = PW_INF;
+#if PW_DEVICE_CODE
+#pragma unroll
+#endif
+            for (int k = 0; k < 4; k++) {
+                if (n.child[k] == PW_BVH4_EMPTY)
+                    continue;
+                const float lo[3] = {n.lo_x[k], n.lo_y[k], n.lo_z[k]}, hi[3] = {n.hi_x[k], n.hi_y[k], n.hi_z[k]};
+                float t = pw_intersect_box(oid, inv_d, lo, hi, tmin, tmax);
+                if (t == PW_INF)
+                    continue;
+                if (t < t_next) {
+                    if (next != PW_BVH4_EMPTY) {
+                        st_ref[sp] = next;
+                        st_t[sp++] = t_next;
+                    }
+                    next = n.child[k];
+                    t_next = t;
+                } else {
+                    st_ref[sp] = n.child[k];
+                    st_t[sp++] = t;
+                }
+            }
+            if (next != PW_BVH4_EMPTY) {
+                cur = next;
+                continue;
+            }
+        }
+        do {
+            if (sp == 0)
+                return found;
+            --sp;
+            cur = st_ref[sp];
+        } while (st_t[sp] > tmax);
+    }
+}
+
+#endif
