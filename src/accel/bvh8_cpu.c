@@ -101,10 +101,10 @@ static int32_t make_leaf(conv *c, uint32_t n)
         uint32_t lane = k % 8;
         if (k < c->n_sph) {
             pw_sphere sp = c->s->spheres[c->sph[k]];
-            blk->cx[lane] = sp.c.x, blk->cy[lane] = sp.c.y, blk->cz[lane] = sp.c.z, blk->r[lane] = sp.r;
+            blk->cx[lane] = sp.c.x, blk->cy[lane] = sp.c.y, blk->cz[lane] = sp.c.z, blk->r2[lane] = sp.r * sp.r;
             blk->prim[lane] = c->sph[k];
         } else {
-            blk->cx[lane] = PW_INF, blk->cy[lane] = blk->cz[lane] = blk->r[lane] = 0.0f;
+            blk->cx[lane] = PW_INF, blk->cy[lane] = blk->cz[lane] = blk->r2[lane] = 0.0f;
             blk->prim[lane] = PW_NO_HIT;
         }
     }
@@ -201,36 +201,40 @@ typedef struct ray8 {
     __m256 ox, oy, oz, dx, dy, dz;
 } ray8;
 
-/* Distances of the 8 spheres of a block in (tmin, tmax), +inf where missed.
- * Each lane performs exactly the operations of pw_intersect_sphere in the
- * same order. */
-static __m256 sphere_block(const pw_sphere8 *l, const ray8 *r, __m256 lo, __m256 hi)
+/* One block of 8 spheres against the ray, folded into the running per-lane
+ * nearest hit (*best, *best_prim; best starts at tmax, so only closer hits
+ * qualify). Each lane performs exactly the operations of
+ * pw_intersect_sphere in the same order, so distances are bit-identical to
+ * the scalar test. Returns the mask of lanes that found a closer hit. */
+static inline int sphere_block(const pw_sphere8 *l, const ray8 *r, __m256 lo, __m256 *best, __m256i *best_prim)
 {
-    __m256 cx = _mm256_loadu_ps(l->cx), cy = _mm256_loadu_ps(l->cy), cz = _mm256_loadu_ps(l->cz);
-    __m256 rad = _mm256_loadu_ps(l->r);
-    __m256 fx = _mm256_sub_ps(r->ox, cx), fy = _mm256_sub_ps(r->oy, cy), fz = _mm256_sub_ps(r->oz, cz);
-    __m256 fd = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(fx, r->dx), _mm256_mul_ps(fy, r->dy)),
-                              _mm256_mul_ps(fz, r->dz));
+    __m256 r2 = _mm256_loadu_ps(l->r2);
+    __m256 fx = _mm256_sub_ps(r->ox, _mm256_loadu_ps(l->cx));
+    __m256 fy = _mm256_sub_ps(r->oy, _mm256_loadu_ps(l->cy));
+    __m256 fz = _mm256_sub_ps(r->oz, _mm256_loadu_ps(l->cz));
+    __m256 fd = _mm256_fmadd_ps(fz, r->dz, _mm256_fmadd_ps(fy, r->dy, _mm256_mul_ps(fx, r->dx)));
     __m256 b = _mm256_xor_ps(fd, _mm256_set1_ps(-0.0f));
-    __m256 lx = _mm256_add_ps(fx, _mm256_mul_ps(r->dx, b));
-    __m256 ly = _mm256_add_ps(fy, _mm256_mul_ps(r->dy, b));
-    __m256 lz = _mm256_add_ps(fz, _mm256_mul_ps(r->dz, b));
-    __m256 ll = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(lx, lx), _mm256_mul_ps(ly, ly)), _mm256_mul_ps(lz, lz));
-    __m256 r2 = _mm256_mul_ps(rad, rad);
-    __m256 disc = _mm256_sub_ps(r2, ll);
-    __m256 ok = _mm256_cmp_ps(disc, _mm256_setzero_ps(), _CMP_GE_OQ);
-    if (_mm256_movemask_ps(ok) == 0)
-        return _mm256_set1_ps(PW_INF);
+    __m256 lx = _mm256_fmadd_ps(r->dx, b, fx);
+    __m256 ly = _mm256_fmadd_ps(r->dy, b, fy);
+    __m256 lz = _mm256_fmadd_ps(r->dz, b, fz);
+    __m256 disc = _mm256_sub_ps(r2, _mm256_fmadd_ps(lz, lz, _mm256_fmadd_ps(ly, ly, _mm256_mul_ps(lx, lx))));
+    if (_mm256_movemask_ps(_mm256_cmp_ps(disc, _mm256_setzero_ps(), _CMP_GE_OQ)) == 0)
+        return 0;
+    /* Lanes with disc < 0 get a NaN root here, which fails every
+     * comparison below: they never qualify. */
     __m256 sign = _mm256_and_ps(b, _mm256_set1_ps(-0.0f));
-    __m256 q = _mm256_add_ps(b, _mm256_or_ps(_mm256_sqrt_ps(_mm256_max_ps(disc, _mm256_setzero_ps())), sign));
-    __m256 ff = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(fx, fx), _mm256_mul_ps(fy, fy)), _mm256_mul_ps(fz, fz));
+    __m256 q = _mm256_add_ps(b, _mm256_or_ps(_mm256_sqrt_ps(disc), sign));
+    __m256 cc = _mm256_sub_ps(_mm256_fmadd_ps(fz, fz, _mm256_fmadd_ps(fy, fy, _mm256_mul_ps(fx, fx))), r2);
     __m256 qnz = _mm256_cmp_ps(q, _mm256_setzero_ps(), _CMP_NEQ_UQ);
-    __m256 t0 = _mm256_and_ps(_mm256_div_ps(_mm256_sub_ps(ff, r2), q), qnz);
+    __m256 t0 = _mm256_and_ps(_mm256_div_ps(cc, q), qnz);
     __m256 tn = _mm256_min_ps(t0, q), tf = _mm256_max_ps(t0, q);
-    __m256 tn_ok = _mm256_and_ps(_mm256_cmp_ps(tn, lo, _CMP_GT_OQ), _mm256_cmp_ps(tn, hi, _CMP_LT_OQ));
-    __m256 tf_ok = _mm256_and_ps(_mm256_cmp_ps(tf, lo, _CMP_GT_OQ), _mm256_cmp_ps(tf, hi, _CMP_LT_OQ));
-    __m256 t = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_set1_ps(PW_INF), tf, tf_ok), tn, tn_ok);
-    return _mm256_blendv_ps(_mm256_set1_ps(PW_INF), t, ok);
+    __m256 tn_ok = _mm256_and_ps(_mm256_cmp_ps(tn, lo, _CMP_GT_OQ), _mm256_cmp_ps(tn, *best, _CMP_LT_OQ));
+    __m256 tf_ok = _mm256_and_ps(_mm256_cmp_ps(tf, lo, _CMP_GT_OQ), _mm256_cmp_ps(tf, *best, _CMP_LT_OQ));
+    __m256 closer = _mm256_or_ps(tn_ok, tf_ok);
+    *best = _mm256_blendv_ps(*best, _mm256_blendv_ps(tf, tn, tn_ok), closer);
+    *best_prim = _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(*best_prim), _mm256_loadu_ps((const float *)l->prim), closer));
+    return _mm256_movemask_ps(closer);
 }
 
 /* Nearest sphere of a leaf closer than *tmax: the blocks keep a running
@@ -238,31 +242,25 @@ static __m256 sphere_block(const pw_sphere8 *l, const ray8 *r, __m256 lo, __m256
 static int leaf_spheres(const pw_sphere8 *blocks, uint32_t n, const ray8 *r, float tmin, float *tmax, pw_hit *hit,
                         int any_hit)
 {
-    __m256 lo = _mm256_set1_ps(tmin), hi = _mm256_set1_ps(*tmax);
-    __m256 best = _mm256_set1_ps(PW_INF);
+    __m256 lo = _mm256_set1_ps(tmin);
+    __m256 best = _mm256_set1_ps(*tmax);
     __m256i best_prim = _mm256_setzero_si256();
+    int found = 0;
     for (uint32_t k = 0; k < n; k++) {
-        __m256 t = sphere_block(&blocks[k], r, lo, hi);
-        __m256 closer = _mm256_cmp_ps(t, best, _CMP_LT_OQ);
-        if (any_hit && _mm256_movemask_ps(closer))
+        found |= sphere_block(&blocks[k], r, lo, &best, &best_prim);
+        if (any_hit && found)
             return 1;
-        best = _mm256_blendv_ps(best, t, closer);
-        best_prim = _mm256_castps_si256(_mm256_blendv_ps(
-            _mm256_castsi256_ps(best_prim), _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)blocks[k].prim)),
-            closer));
     }
+    if (!found)
+        return 0;
     __m256 m = _mm256_min_ps(best, _mm256_permute2f128_ps(best, best, 1));
     m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
     m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
     float tbest = _mm256_cvtss_f32(m);
-    if (!(tbest < *tmax))
-        return 0;
     int lane = __builtin_ctz((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(best, m, _CMP_EQ_OQ)));
-    uint32_t prims[8];
-    _mm256_storeu_si256((__m256i *)prims, best_prim);
     *tmax = tbest;
     hit->t = tbest;
-    hit->prim = prims[lane];
+    hit->prim = (uint32_t)_mm256_cvtsi256_si32(_mm256_permutevar8x32_epi32(best_prim, _mm256_set1_epi32(lane)));
     hit->u = hit->v = 0.0f;
     return 1;
 }
@@ -272,13 +270,18 @@ int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin
     hit->prim = PW_NO_HIT;
     hit->t = tmax;
     hit->u = hit->v = 0.0f;
+    ray8 r8;
+    __m256 ox = r8.ox = _mm256_set1_ps(r.o.x), oy = r8.oy = _mm256_set1_ps(r.o.y), oz = r8.oz = _mm256_set1_ps(r.o.z);
+    r8.dx = _mm256_set1_ps(r.d.x), r8.dy = _mm256_set1_ps(r.d.y), r8.dz = _mm256_set1_ps(r.d.z);
+    if (b->root_is_leaf && b->leaves[0].tri_count == 0) {
+        /* A small sphere scene is one leaf: no box, no stack, no reciprocal. */
+        const pw_bvh8_leaf *l = &b->leaves[0];
+        return leaf_spheres(b->blocks + l->block_first, l->block_count, &r8, tmin, &tmax, hit, any_hit);
+    }
     pw_vec3 inv = pw_safe_inverse(r.d);
     pw_ray_shear sh;
     if (s->n_tris)
         sh = pw_ray_shear_make(r.d);
-    ray8 r8;
-    __m256 ox = r8.ox = _mm256_set1_ps(r.o.x), oy = r8.oy = _mm256_set1_ps(r.o.y), oz = r8.oz = _mm256_set1_ps(r.o.z);
-    r8.dx = _mm256_set1_ps(r.d.x), r8.dy = _mm256_set1_ps(r.d.y), r8.dz = _mm256_set1_ps(r.d.z);
     __m256 ix = _mm256_set1_ps(inv.x), iy = _mm256_set1_ps(inv.y), iz = _mm256_set1_ps(inv.z);
     /* The near plane on each axis is the lower bound when the direction is
      * positive; an empty slot (lo = +inf, hi = -inf) is then never entered. */

@@ -25,10 +25,11 @@ typedef struct pw_bvh8_node {
 } pw_bvh8_node;
 PW_SIZE_CHECK(pw_bvh8_node, 256);
 
-/* 160 bytes: 8 spheres as SoA lanes. Unused lanes have r = 0 and
- * cx = +inf, which no ray hits. */
+/* 160 bytes: 8 spheres as SoA lanes, with the radius squared (the only
+ * form the test needs). Unused lanes have r2 = 0 and cx = +inf, which no
+ * ray hits. */
 typedef struct pw_sphere8 {
-    float cx[8], cy[8], cz[8], r[8]; /* 128 */
+    float cx[8], cy[8], cz[8], r2[8]; /* 128 */
     uint32_t prim[8];                /*  32 */
 } pw_sphere8;
 PW_SIZE_CHECK(pw_sphere8, 160);
