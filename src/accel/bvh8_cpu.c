@@ -297,9 +297,10 @@ static int leaf_spheres(const pw_sphere8 *blocks, uint32_t n, const pw_ray8 *r, 
 {
     __m256 lo = _mm256_set1_ps(tmin), best = _mm256_set1_ps(*tmax);
     __m256i best_prim = _mm256_setzero_si256();
+    __m256 behind_ok = _mm256_cmp_ps(lo, _mm256_setzero_ps(), _CMP_GE_OQ);
     int found = 0;
     for (uint32_t k = 0; k < n; k++) {
-        found |= pw_sphere8_test(&blocks[k], r, lo, &best, &best_prim);
+        found |= pw_sphere8_test(&blocks[k], r, lo, behind_ok, &best, &best_prim);
         if (any_hit && found)
             return 1;
     }

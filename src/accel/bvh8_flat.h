@@ -31,7 +31,8 @@ static inline pw_ray8 pw_ray8_make(pw_ray r)
  * qualify). Each lane performs exactly the operations of
  * pw_intersect_sphere in the same order, so distances are bit-identical to
  * the scalar test. Returns the mask of lanes that found a closer hit. */
-static inline int pw_sphere8_test(const pw_sphere8 *l, const pw_ray8 *r, __m256 lo, __m256 *best, __m256i *best_prim)
+static inline int pw_sphere8_test(const pw_sphere8 *l, const pw_ray8 *r, __m256 lo, __m256 behind_ok, __m256 *best,
+                                  __m256i *best_prim)
 {
     __m256 r2 = _mm256_loadu_ps(l->r2);
     __m256 fx = _mm256_sub_ps(r->ox, _mm256_loadu_ps(l->cx));
@@ -43,13 +44,20 @@ static inline int pw_sphere8_test(const pw_sphere8 *l, const pw_ray8 *r, __m256 
     __m256 ly = _mm256_fmadd_ps(r->dy, b, fy);
     __m256 lz = _mm256_fmadd_ps(r->dz, b, fz);
     __m256 disc = _mm256_sub_ps(r2, _mm256_fmadd_ps(lz, lz, _mm256_fmadd_ps(ly, ly, _mm256_mul_ps(lx, lx))));
-    if (_mm256_movemask_ps(_mm256_cmp_ps(disc, _mm256_setzero_ps(), _CMP_GE_OQ)) == 0)
+    __m256 cc = _mm256_sub_ps(_mm256_fmadd_ps(fz, fz, _mm256_fmadd_ps(fy, fy, _mm256_mul_ps(fx, fx))), r2);
+    /* A sphere the origin is outside of (cc > 0) with its centre behind
+     * (b < 0) has both roots q = b - sqrt(disc) < 0 and cc / q < 0: no hit
+     * above a tmin >= 0 (behind_ok is all ones then). Most rays start on
+     * a surface they leave, so this spares the root and the division. */
+    __m256 zero = _mm256_setzero_ps();
+    __m256 behind = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(b, zero, _CMP_LT_OQ), _mm256_cmp_ps(cc, zero, _CMP_GT_OQ)),
+                                  behind_ok);
+    if (_mm256_movemask_ps(_mm256_andnot_ps(behind, _mm256_cmp_ps(disc, zero, _CMP_GE_OQ))) == 0)
         return 0;
     /* Lanes with disc < 0 get a NaN root here, which fails every
      * comparison below: they never qualify. */
     __m256 sign = _mm256_and_ps(b, _mm256_set1_ps(-0.0f));
     __m256 q = _mm256_add_ps(b, _mm256_or_ps(_mm256_sqrt_ps(disc), sign));
-    __m256 cc = _mm256_sub_ps(_mm256_fmadd_ps(fz, fz, _mm256_fmadd_ps(fy, fy, _mm256_mul_ps(fx, fx))), r2);
     __m256 qnz = _mm256_cmp_ps(q, _mm256_setzero_ps(), _CMP_NEQ_UQ);
     __m256 t0 = _mm256_and_ps(_mm256_div_ps(cc, q), qnz);
     __m256 tn = _mm256_min_ps(t0, q), tf = _mm256_max_ps(t0, q);
@@ -100,16 +108,23 @@ static inline int pw_bvh8_trace_flat(const pw_bvh8 *b, pw_ray r, float tmin, flo
     hit->t = tmax;
     hit->u = hit->v = 0.0f;
     pw_ray8 r8 = pw_ray8_make(r);
-    pw_vec3 inv = pw_safe_inverse(r.d);
+    /* pw_safe_inverse in one 4-lane division. */
+    __m128 d4 = _mm_setr_ps(r.d.x, r.d.y, r.d.z, 1.0f);
+    d4 = _mm_blendv_ps(d4, _mm_set1_ps(1e-30f), _mm_cmpeq_ps(d4, _mm_setzero_ps()));
+    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), d4);
+    int neg = _mm_movemask_ps(inv);
     __m256 lo = _mm256_set1_ps(tmin), best = _mm256_set1_ps(tmax), tn;
-    int live = pw_bvh8_node_mask(b->nodes, &r8, _mm256_set1_ps(inv.x), _mm256_set1_ps(inv.y), _mm256_set1_ps(inv.z),
-                                 inv.x < 0.0f, inv.y < 0.0f, inv.z < 0.0f, lo, best, &tn);
+    int live = pw_bvh8_node_mask(b->nodes, &r8, _mm256_broadcastss_ps(inv),
+                                 _mm256_broadcastss_ps(_mm_movehdup_ps(inv)),
+                                 _mm256_broadcastss_ps(_mm_unpackhi_ps(inv, inv)), neg & 1, neg & 2, neg & 4, lo, best,
+                                 &tn);
     __m256i best_prim = _mm256_setzero_si256();
+    __m256 behind_ok = _mm256_cmp_ps(lo, _mm256_setzero_ps(), _CMP_GE_OQ);
     int found = 0;
     while (live) {
         int k = __builtin_ctz((unsigned)live);
         live &= live - 1;
-        found |= pw_sphere8_test(&b->blocks[k], &r8, lo, &best, &best_prim);
+        found |= pw_sphere8_test(&b->blocks[k], &r8, lo, behind_ok, &best, &best_prim);
         if (any_hit && found)
             return 1;
     }
