@@ -72,13 +72,16 @@ typedef struct pw_offsets {
     int ng_faces; /* that normal is ng itself (not -ng) */
 } pw_offsets;
 
-PW_HD pw_offsets pw_offsets_make(pw_vec3 p, pw_vec3 ng, pw_vec3 arriving_dir)
+/* With cache 0 (a literal), nothing is precomputed and pw_offsets_for is
+ * pw_offset_origin itself. */
+PW_HD pw_offsets pw_offsets_make(pw_vec3 p, pw_vec3 ng, pw_vec3 arriving_dir, int cache)
 {
     pw_offsets o;
     o.p = p;
     o.ng = ng;
-    o.ng_faces = !(v3_dot(arriving_dir, ng) > 0.0f);
-    o.back = pw_offset_along(p, o.ng_faces ? ng : v3_neg(ng));
+    o.ng_faces = cache ? !(v3_dot(arriving_dir, ng) > 0.0f) : -1;
+    if (cache)
+        o.back = pw_offset_along(p, o.ng_faces ? ng : v3_neg(ng));
     return o;
 }
 

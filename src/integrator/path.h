@@ -196,11 +196,12 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
         return 0;
     pw_rng rng = pw_rng_for_bounce(p->key, p->depth + 1);
     /* A toy Lambert hit sends three rays from the point, usually all on
-     * the side the path arrived from: that offset is computed once. */
+     * the side the path arrived from: the CPU computes that offset once
+     * (the same values; on the GPU keeping it live costs spills). */
     pw_offsets off;
     int toy_lambert = prm->light_mode == PW_LIGHT_MODE_TOY && m->type == PW_MAT_LAMBERT;
     if (toy_lambert) {
-        off = pw_offsets_make(sf.p, sf.ng, p->ray.d);
+        off = pw_offsets_make(sf.p, sf.ng, p->ray.d, !PW_DEVICE_CODE);
         *n_shadows = pw_path_toy_lights(s, p, &sf, m, &off, &rng, shadows);
     } else if (prm->light_mode == PW_LIGHT_MODE_MIS) {
         *n_shadows = pw_path_sample_light(s, p, &sf, m, &rng, shadows, kinds);
