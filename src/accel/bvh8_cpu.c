@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/bvh8_flat.h"
 #include "accel/bvh_traverse.h"
 
-#ifdef __AVX2__
-#include <immintrin.h>
+#ifdef PW_BVH8_HAVE_AVX2
 
 typedef struct conv {
     const pw_scene_view *s;
@@ -101,10 +101,10 @@ static int32_t make_leaf(conv *c, uint32_t n)
         uint32_t lane = k % 8;
         if (k < c->n_sph) {
             pw_sphere sp = c->s->spheres[c->sph[k]];
-            blk->cx[lane] = sp.c.x, blk->cy[lane] = sp.c.y, blk->cz[lane] = sp.c.z, blk->r[lane] = sp.r;
+            blk->cx[lane] = sp.c.x, blk->cy[lane] = sp.c.y, blk->cz[lane] = sp.c.z, blk->r2[lane] = sp.r * sp.r;
             blk->prim[lane] = c->sph[k];
         } else {
-            blk->cx[lane] = PW_INF, blk->cy[lane] = blk->cz[lane] = blk->r[lane] = 0.0f;
+            blk->cx[lane] = PW_INF, blk->cy[lane] = blk->cz[lane] = blk->r2[lane] = 0.0f;
             blk->prim[lane] = PW_NO_HIT;
         }
     }
@@ -169,9 +169,103 @@ static int32_t convert(conv *c, uint32_t n)
     return is_leaf(c, n) ? make_leaf(c, n) : make_inner(c, n);
 }
 
+/* Surface area of the box around spheres order[first .. end). */
+static float run_area(const pw_scene_view *s, const uint32_t *order, uint32_t first, uint32_t end)
+{
+    float lo[3] = {PW_INF, PW_INF, PW_INF}, hi[3] = {-PW_INF, -PW_INF, -PW_INF};
+    for (uint32_t i = first; i < end; i++) {
+        pw_sphere sp = s->spheres[order[i]];
+        float c[3] = {sp.c.x, sp.c.y, sp.c.z};
+        for (int a = 0; a < 3; a++) {
+            lo[a] = pw_minf(lo[a], c[a] - sp.r);
+            hi[a] = pw_maxf(hi[a], c[a] + sp.r);
+        }
+    }
+    float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+/* Flat mode: the spheres in the binary BVH's leaf order, which keeps
+ * neighbours together, cut into at most 8 runs of at most 8 so that the
+ * runs' boxes have the least total surface area (dynamic programming over
+ * the cut points): the chance that a ray enters a box, and so tests its
+ * block, grows with the box's area. */
+static int build_flat(const pw_scene_view *s, pw_bvh8 *b)
+{
+    enum { N = PW_BVH8_FLAT_SPHERES, W = PW_BVH8_WIDTH };
+    uint32_t n = s->n_spheres, order[N];
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = s->prim_ref[i];
+    /* cost[i][k]: least area covering order[0 .. i) with k runs; from[i][k]: where the last run starts. */
+    float cost[N + 1][W + 1];
+    uint32_t from[N + 1][W + 1];
+    for (uint32_t i = 0; i <= n; i++)
+        for (uint32_t k = 0; k <= W; k++)
+            cost[i][k] = i == 0 && k == 0 ? 0.0f : PW_INF;
+    for (uint32_t i = 1; i <= n; i++)
+        for (uint32_t j = i > W ? i - W : 0; j < i; j++) {
+            float a = run_area(s, order, j, i);
+            for (uint32_t k = 1; k <= W; k++)
+                if (cost[j][k - 1] + a < cost[i][k]) {
+                    cost[i][k] = cost[j][k - 1] + a;
+                    from[i][k] = j;
+                }
+        }
+    uint32_t runs = 1;
+    for (uint32_t k = 2; k <= W; k++)
+        if (cost[n][k] < cost[n][runs])
+            runs = k;
+    b->nodes = calloc(1, sizeof *b->nodes);
+    b->blocks = calloc(runs, sizeof *b->blocks);
+    if (!b->nodes || !b->blocks)
+        return 0;
+    b->n_nodes = 1;
+    b->n_blocks = runs;
+    pw_bvh8_node *nd = b->nodes;
+    for (int k = 0; k < W; k++) {
+        for (int a = 0; a < 3; a++) {
+            nd->lo[a][k] = PW_INF;
+            nd->hi[a][k] = -PW_INF;
+        }
+        nd->child[k] = k < (int)runs ? k : INT32_MIN;
+    }
+    uint32_t end = n;
+    for (uint32_t k = runs; k-- > 0;) {
+        uint32_t first = from[end][k + 1];
+        pw_sphere8 *blk = &b->blocks[k];
+        for (uint32_t lane = 0; lane < W; lane++) {
+            if (first + lane < end) {
+                pw_sphere sp = s->spheres[order[first + lane]];
+                float c[3] = {sp.c.x, sp.c.y, sp.c.z};
+                /* The box is padded so that rounding in the slab test never
+                 * culls a sphere at its tangent points. */
+                float pad = (fabsf(c[0]) + fabsf(c[1]) + fabsf(c[2]) + sp.r) * 0x1p-16f;
+                for (int a = 0; a < 3; a++) {
+                    nd->lo[a][k] = pw_minf(nd->lo[a][k], c[a] - sp.r - pad);
+                    nd->hi[a][k] = pw_maxf(nd->hi[a][k], c[a] + sp.r + pad);
+                }
+                blk->cx[lane] = sp.c.x, blk->cy[lane] = sp.c.y, blk->cz[lane] = sp.c.z, blk->r2[lane] = sp.r * sp.r;
+                blk->prim[lane] = order[first + lane];
+            } else {
+                blk->cx[lane] = PW_INF, blk->cy[lane] = blk->cz[lane] = blk->r2[lane] = 0.0f;
+                blk->prim[lane] = PW_NO_HIT;
+            }
+        }
+        end = first;
+    }
+    b->flat = 1;
+    return 1;
+}
+
 int pw_bvh8_build(const pw_scene_view *s, pw_bvh8 *out)
 {
     memset(out, 0, sizeof *out);
+    if (s->n_tris == 0 && s->n_spheres > 0 && s->n_spheres <= PW_BVH8_FLAT_SPHERES) {
+        if (build_flat(s, out))
+            return 1;
+        pw_bvh8_free(out);
+        return 0;
+    }
     conv c;
     memset(&c, 0, sizeof c);
     c.s = s;
@@ -196,95 +290,43 @@ int pw_bvh8_build(const pw_scene_view *s, pw_bvh8 *out)
     return 1;
 }
 
-/* Ray constants broadcast to all lanes. */
-typedef struct ray8 {
-    __m256 ox, oy, oz, dx, dy, dz;
-} ray8;
-
-/* Distances of the 8 spheres of a block in (tmin, tmax), +inf where missed.
- * Each lane performs exactly the operations of pw_intersect_sphere in the
- * same order. */
-static __m256 sphere_block(const pw_sphere8 *l, const ray8 *r, __m256 lo, __m256 hi)
-{
-    __m256 cx = _mm256_loadu_ps(l->cx), cy = _mm256_loadu_ps(l->cy), cz = _mm256_loadu_ps(l->cz);
-    __m256 rad = _mm256_loadu_ps(l->r);
-    __m256 fx = _mm256_sub_ps(r->ox, cx), fy = _mm256_sub_ps(r->oy, cy), fz = _mm256_sub_ps(r->oz, cz);
-    __m256 fd = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(fx, r->dx), _mm256_mul_ps(fy, r->dy)),
-                              _mm256_mul_ps(fz, r->dz));
-    __m256 b = _mm256_xor_ps(fd, _mm256_set1_ps(-0.0f));
-    __m256 lx = _mm256_add_ps(fx, _mm256_mul_ps(r->dx, b));
-    __m256 ly = _mm256_add_ps(fy, _mm256_mul_ps(r->dy, b));
-    __m256 lz = _mm256_add_ps(fz, _mm256_mul_ps(r->dz, b));
-    __m256 ll = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(lx, lx), _mm256_mul_ps(ly, ly)), _mm256_mul_ps(lz, lz));
-    __m256 r2 = _mm256_mul_ps(rad, rad);
-    __m256 disc = _mm256_sub_ps(r2, ll);
-    __m256 ok = _mm256_cmp_ps(disc, _mm256_setzero_ps(), _CMP_GE_OQ);
-    if (_mm256_movemask_ps(ok) == 0)
-        return _mm256_set1_ps(PW_INF);
-    __m256 sign = _mm256_and_ps(b, _mm256_set1_ps(-0.0f));
-    __m256 q = _mm256_add_ps(b, _mm256_or_ps(_mm256_sqrt_ps(_mm256_max_ps(disc, _mm256_setzero_ps())), sign));
-    __m256 ff = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(fx, fx), _mm256_mul_ps(fy, fy)), _mm256_mul_ps(fz, fz));
-    __m256 qnz = _mm256_cmp_ps(q, _mm256_setzero_ps(), _CMP_NEQ_UQ);
-    __m256 t0 = _mm256_and_ps(_mm256_div_ps(_mm256_sub_ps(ff, r2), q), qnz);
-    __m256 tn = _mm256_min_ps(t0, q), tf = _mm256_max_ps(t0, q);
-    __m256 tn_ok = _mm256_and_ps(_mm256_cmp_ps(tn, lo, _CMP_GT_OQ), _mm256_cmp_ps(tn, hi, _CMP_LT_OQ));
-    __m256 tf_ok = _mm256_and_ps(_mm256_cmp_ps(tf, lo, _CMP_GT_OQ), _mm256_cmp_ps(tf, hi, _CMP_LT_OQ));
-    __m256 t = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_set1_ps(PW_INF), tf, tf_ok), tn, tn_ok);
-    return _mm256_blendv_ps(_mm256_set1_ps(PW_INF), t, ok);
-}
-
 /* Nearest sphere of a leaf closer than *tmax: the blocks keep a running
  * per-lane minimum and one horizontal reduction picks the winner. */
-static int leaf_spheres(const pw_sphere8 *blocks, uint32_t n, const ray8 *r, float tmin, float *tmax, pw_hit *hit,
+static int leaf_spheres(const pw_sphere8 *blocks, uint32_t n, const pw_ray8 *r, float tmin, float *tmax, pw_hit *hit,
                         int any_hit)
 {
-    __m256 lo = _mm256_set1_ps(tmin), hi = _mm256_set1_ps(*tmax);
-    __m256 best = _mm256_set1_ps(PW_INF);
+    __m256 lo = _mm256_set1_ps(tmin), best = _mm256_set1_ps(*tmax);
     __m256i best_prim = _mm256_setzero_si256();
+    __m256 behind_ok = _mm256_cmp_ps(lo, _mm256_setzero_ps(), _CMP_GE_OQ);
+    int found = 0;
     for (uint32_t k = 0; k < n; k++) {
-        __m256 t = sphere_block(&blocks[k], r, lo, hi);
-        __m256 closer = _mm256_cmp_ps(t, best, _CMP_LT_OQ);
-        if (any_hit && _mm256_movemask_ps(closer))
+        found |= pw_sphere8_test(&blocks[k], r, lo, behind_ok, &best, &best_prim);
+        if (any_hit && found)
             return 1;
-        best = _mm256_blendv_ps(best, t, closer);
-        best_prim = _mm256_castps_si256(_mm256_blendv_ps(
-            _mm256_castsi256_ps(best_prim), _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)blocks[k].prim)),
-            closer));
     }
-    __m256 m = _mm256_min_ps(best, _mm256_permute2f128_ps(best, best, 1));
-    m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
-    m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
-    float tbest = _mm256_cvtss_f32(m);
-    if (!(tbest < *tmax))
+    if (!found)
         return 0;
-    int lane = __builtin_ctz((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(best, m, _CMP_EQ_OQ)));
-    uint32_t prims[8];
-    _mm256_storeu_si256((__m256i *)prims, best_prim);
-    *tmax = tbest;
-    hit->t = tbest;
-    hit->prim = prims[lane];
-    hit->u = hit->v = 0.0f;
+    pw_sphere8_resolve(best, best_prim, tmax, hit);
     return 1;
 }
 
 int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
+    if (b->flat)
+        return pw_bvh8_trace_flat(b, r, tmin, tmax, any_hit, hit);
     hit->prim = PW_NO_HIT;
     hit->t = tmax;
     hit->u = hit->v = 0.0f;
+    pw_ray8 r8 = pw_ray8_make(r);
     pw_vec3 inv = pw_safe_inverse(r.d);
     pw_ray_shear sh;
     if (s->n_tris)
         sh = pw_ray_shear_make(r.d);
-    ray8 r8;
-    __m256 ox = r8.ox = _mm256_set1_ps(r.o.x), oy = r8.oy = _mm256_set1_ps(r.o.y), oz = r8.oz = _mm256_set1_ps(r.o.z);
-    r8.dx = _mm256_set1_ps(r.d.x), r8.dy = _mm256_set1_ps(r.d.y), r8.dz = _mm256_set1_ps(r.d.z);
-    __m256 ix = _mm256_set1_ps(inv.x), iy = _mm256_set1_ps(inv.y), iz = _mm256_set1_ps(inv.z);
     /* The near plane on each axis is the lower bound when the direction is
      * positive; an empty slot (lo = +inf, hi = -inf) is then never entered. */
     int nx = inv.x < 0.0f, ny = inv.y < 0.0f, nz = inv.z < 0.0f;
+    __m256 ix = _mm256_set1_ps(inv.x), iy = _mm256_set1_ps(inv.y), iz = _mm256_set1_ps(inv.z);
     __m256 vtmin = _mm256_set1_ps(tmin);
-    const __m256 widen = _mm256_set1_ps(1.00000024f);
     int32_t stack[PW_BVH_STACK * 8];
     float stack_t[PW_BVH_STACK * 8];
     int sp = 0, found = 0;
@@ -310,16 +352,8 @@ int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin
                 }
             continue;
         }
-        const pw_bvh8_node *n = &b->nodes[cur];
-        __m256 t0x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(nx ? n->hi[0] : n->lo[0]), ox), ix);
-        __m256 t1x = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(nx ? n->lo[0] : n->hi[0]), ox), ix);
-        __m256 t0y = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(ny ? n->hi[1] : n->lo[1]), oy), iy);
-        __m256 t1y = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(ny ? n->lo[1] : n->hi[1]), oy), iy);
-        __m256 t0z = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(nz ? n->hi[2] : n->lo[2]), oz), iz);
-        __m256 t1z = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(nz ? n->lo[2] : n->hi[2]), oz), iz);
-        __m256 tn = _mm256_max_ps(_mm256_max_ps(t0x, t0y), _mm256_max_ps(t0z, vtmin));
-        __m256 tf = _mm256_min_ps(_mm256_min_ps(t1x, t1y), _mm256_min_ps(t1z, _mm256_set1_ps(tmax)));
-        int mask = _mm256_movemask_ps(_mm256_cmp_ps(tn, _mm256_mul_ps(tf, widen), _CMP_LE_OQ));
+        __m256 tn;
+        int mask = pw_bvh8_node_mask(&b->nodes[cur], &r8, ix, iy, iz, nx, ny, nz, vtmin, _mm256_set1_ps(tmax), &tn);
         if (!mask)
             continue;
         float tns[8] __attribute__((aligned(32)));
@@ -336,7 +370,7 @@ int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin
                 stack_t[j] = stack_t[j - 1];
                 j--;
             }
-            stack[j] = n->child[k];
+            stack[j] = b->nodes[cur].child[k];
             stack_t[j] = t;
         }
     }

@@ -25,10 +25,11 @@ typedef struct pw_bvh8_node {
 } pw_bvh8_node;
 PW_SIZE_CHECK(pw_bvh8_node, 256);
 
-/* 160 bytes: 8 spheres as SoA lanes. Unused lanes have r = 0 and
- * cx = +inf, which no ray hits. */
+/* 160 bytes: 8 spheres as SoA lanes, with the radius squared (the only
+ * form the test needs). Unused lanes have r2 = 0 and cx = +inf, which no
+ * ray hits. */
 typedef struct pw_sphere8 {
-    float cx[8], cy[8], cz[8], r[8]; /* 128 */
+    float cx[8], cy[8], cz[8], r2[8]; /* 128 */
     uint32_t prim[8];                /*  32 */
 } pw_sphere8;
 PW_SIZE_CHECK(pw_sphere8, 160);
@@ -52,7 +53,13 @@ typedef struct pw_bvh8 {
     uint32_t *tri_prims; /* primitive ids of the triangles of all leaves */
     uint32_t n_nodes, n_leaves, n_blocks, n_tri_prims;
     int root_is_leaf;
+    /* Flat mode (at most PW_BVH8_FLAT_SPHERES spheres, no triangles): no
+     * tree, only blocks[0 .. n_blocks) and their boxes as the children of
+     * nodes[0] (accel/bvh8_flat.h). */
+    int flat;
 } pw_bvh8;
+
+#define PW_BVH8_FLAT_SPHERES 64
 
 /* Converts the binary BVH of the view; returns 0 when out of memory or when
  * this build has no AVX2 path (the caller then traces the binary BVH). */

@@ -4,6 +4,7 @@
 
 #include "accel/bvh8_cpu.h"
 #include "accel/bvh4.h"
+#include "accel/bvh8_flat.h"
 #include "accel/bvh_traverse.h"
 
 /* Small sphere-only scenes: every sphere against the ray. With the spheres
@@ -34,8 +35,16 @@ PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, flo
 PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
 #if !PW_DEVICE_CODE
-    if (s->cpu_bvh8)
+    if (s->cpu_bvh8) {
+#if PW_BVH8_HAVE_AVX2
+        /* Small sphere scenes: inlined here, as a call costs more than the
+         * boxes test (the toy scene, BENCHMARKS.md B1). */
+        const pw_bvh8 *b8 = (const pw_bvh8 *)s->cpu_bvh8;
+        if (b8->flat)
+            return pw_bvh8_trace_flat(b8, r, tmin, tmax, any_hit, hit);
+#endif
         return pw_bvh8_trace(s, (const pw_bvh8 *)s->cpu_bvh8, r, tmin, tmax, any_hit, hit);
+    }
 #endif
     if (s->flat_spheres)
         return pw_trace_sphere_list(s, r, tmin, tmax, any_hit, hit);

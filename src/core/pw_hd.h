@@ -4,6 +4,7 @@
 #ifndef PW_HD_H
 #define PW_HD_H
 
+#include <math.h>
 #include <stdint.h>
 
 #if defined(__CUDACC__)
@@ -29,13 +30,32 @@
 #define pw_maxf(a, b) ((a) > (b) ? (a) : (b))
 #endif
 
-/* sin and cos of an angle in [0, 2 pi]: the GPU's hardware approximation
- * (absolute error about 2^-21 there) is ample for sampling directions and
- * several times faster than the precise routine. */
+/* sin and cos of an angle in [-2 pi, 2 pi]: the GPU's hardware
+ * approximation (absolute error about 2^-21 there) is ample for sampling
+ * directions and several times faster than the precise routine. The host
+ * gets an inline polynomial instead of libm's sincosf, a call of about 45
+ * instructions: the angle is reduced to [-pi/4, pi/4] by a multiple of
+ * pi/2 (in two parts, so the reduction is exact to float rounding), and
+ * Cephes' minimax polynomials give sin and cos there to about 1 ulp; the
+ * quadrant swaps and negates them. */
 #if PW_DEVICE_CODE
 #define pw_sincos(x, s, c) __sincosf((x), (s), (c))
 #else
-#define pw_sincos(x, s, c) sincosf((x), (s), (c))
+static inline void pw_sincos_host(float x, float *s, float *c)
+{
+    float k = rintf(x * 0.636619772f);
+    float r = fmaf(-k, 1.57079637f, x);
+    r = fmaf(-k, -4.37113883e-8f, r);
+    float r2 = r * r;
+    float sp = fmaf(r2 * r, fmaf(r2, fmaf(r2, -1.9515295891e-4f, 8.3321608736e-3f), -1.6666654611e-1f), r);
+    float cp = fmaf(r2 * r2, fmaf(r2, fmaf(r2, 2.443315711809948e-5f, -1.388731625493765e-3f), 4.166664568298827e-2f),
+                    fmaf(-0.5f, r2, 1.0f));
+    int q = (int)k;
+    float sv = (q & 1) ? cp : sp, cv = (q & 1) ? sp : cp;
+    *s = (q & 2) ? -sv : sv;
+    *c = ((q + 1) & 2) ? -cv : cv;
+}
+#define pw_sincos(x, s, c) pw_sincos_host((x), (s), (c))
 #endif
 
 /* Hot structs state their size where they are declared, and this checks it. */

@@ -20,10 +20,22 @@ PW_HD uint32_t pw_hash32(uint32_t x)
 
 PW_HD uint32_t pw_hash_combine(uint32_t h, uint32_t v) { return pw_hash32(h ^ (v + 0x9e3779b9U + (h << 6) + (h >> 2))); }
 
+/* Host code with AVX2 computes a bounce's first PW_RNG_BATCH dimensions
+ * in one 8-lane pass of the same integer operations (a bounce draws up to
+ * six: two per toy light and two for the BSDF), so the numbers are
+ * bit-identical to the scalar ones the GPU draws. */
+#if !PW_DEVICE_CODE && !defined(__CUDACC__) && defined(__AVX2__)
+#include <immintrin.h>
+#define PW_RNG_BATCH 8
+#endif
+
 /* The stream for one bounce of one path; dimensions are drawn in order. */
 typedef struct pw_rng {
     uint32_t key;
     uint32_t dim;
+#ifdef PW_RNG_BATCH
+    float batch[PW_RNG_BATCH]; /* dimensions 0 .. PW_RNG_BATCH - 1 */
+#endif
 } pw_rng;
 
 /* Key of a whole path: hashed once when the path starts. */
@@ -32,17 +44,42 @@ PW_HD uint32_t pw_path_key(uint32_t seed, uint32_t pixel, uint32_t sample)
     return pw_hash_combine(pw_hash_combine(pw_hash32(seed), pixel), sample);
 }
 
+#ifdef PW_RNG_BATCH
+/* pw_hash32 and the conversion of pw_rng_next, on 8 dimensions at once. */
+static inline void pw_rng_fill_batch(pw_rng *r)
+{
+    const __m256i dims = _mm256_setr_epi32(0, (int)0x9e3779b9U, (int)(2u * 0x9e3779b9U), (int)(3u * 0x9e3779b9U),
+                                           (int)(4u * 0x9e3779b9U), (int)(5u * 0x9e3779b9U),
+                                           (int)(6u * 0x9e3779b9U), (int)(7u * 0x9e3779b9U));
+    __m256i x = _mm256_add_epi32(_mm256_set1_epi32((int)r->key), dims);
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+    x = _mm256_mullo_epi32(x, _mm256_set1_epi32(0x7feb352d));
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+    x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)0x846ca68bU));
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(x, 8)), _mm256_set1_ps(1.0f / 16777216.0f));
+    _mm256_storeu_ps(r->batch, f);
+}
+#endif
+
 PW_HD pw_rng pw_rng_for_bounce(uint32_t path_key, uint32_t bounce)
 {
     pw_rng r;
     r.key = pw_hash_combine(path_key, bounce);
     r.dim = 0;
+#ifdef PW_RNG_BATCH
+    pw_rng_fill_batch(&r);
+#endif
     return r;
 }
 
 /* Uniform float in [0, 1): 24 random mantissa bits. */
 PW_HD float pw_rng_next(pw_rng *r)
 {
+#ifdef PW_RNG_BATCH
+    if (r->dim < PW_RNG_BATCH)
+        return r->batch[r->dim++];
+#endif
     uint32_t u = pw_hash32(r->key + r->dim * 0x9e3779b9U);
     r->dim++;
     return (float)(u >> 8) * (1.0f / 16777216.0f);

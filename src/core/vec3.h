@@ -31,7 +31,8 @@ PW_HD pw_vec3 v3_max(pw_vec3 a, pw_vec3 b) { return v3(pw_maxf(a.x, b.x), pw_max
 PW_HD pw_vec3 v3_lerp(pw_vec3 a, pw_vec3 b, float t) { return v3_add(v3_scale(a, 1.0f - t), v3_scale(b, t)); }
 PW_HD float v3_maxc(pw_vec3 a) { return pw_maxf(a.x, pw_maxf(a.y, a.z)); }
 PW_HD float v3_get(pw_vec3 a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
-PW_HD int v3_is_zero(pw_vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
+/* Without short-circuit branches: three compares and two ands. */
+PW_HD int v3_is_zero(pw_vec3 a) { return (a.x == 0.0f) & (a.y == 0.0f) & (a.z == 0.0f); }
 PW_HD float v3_luminance(pw_vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
 PW_HD pw_vec3 v3_reflect(pw_vec3 d, pw_vec3 n) { return v3_sub(d, v3_scale(n, 2.0f * v3_dot(d, n))); }
 

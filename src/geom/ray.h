@@ -42,14 +42,12 @@ PW_HD float pw_int_as_float(int32_t i)
 #endif
 }
 
-/* Moves p off its surface along the geometric normal on the side the new ray
- * leaves by: a few ulps in integer space far from the origin, a fixed epsilon
- * near it (Waechter and Binder, Ray Tracing Gems, ch. 6). Works at any scale,
- * unlike a fixed t_min. */
-PW_HD pw_vec3 pw_offset_origin(pw_vec3 p, pw_vec3 ng, pw_vec3 dir)
+/* Moves p off its surface along the unit normal n, a few ulps in integer
+ * space far from the origin, a fixed epsilon near it (Waechter and Binder,
+ * Ray Tracing Gems, ch. 6). Works at any scale, unlike a fixed t_min. */
+PW_HD pw_vec3 pw_offset_along(pw_vec3 p, pw_vec3 n)
 {
     const float origin = 1.0f / 32.0f, float_scale = 1.0f / 65536.0f, int_scale = 256.0f;
-    pw_vec3 n = v3_dot(dir, ng) < 0.0f ? v3_neg(ng) : ng;
     int32_t ox = (int32_t)(int_scale * n.x), oy = (int32_t)(int_scale * n.y), oz = (int32_t)(int_scale * n.z);
     pw_vec3 pi = v3(pw_int_as_float(pw_float_as_int(p.x) + (p.x < 0.0f ? -ox : ox)),
                     pw_int_as_float(pw_float_as_int(p.y) + (p.y < 0.0f ? -oy : oy)),
@@ -57,6 +55,41 @@ PW_HD pw_vec3 pw_offset_origin(pw_vec3 p, pw_vec3 ng, pw_vec3 dir)
     return v3(fabsf(p.x) < origin ? p.x + float_scale * n.x : pi.x,
               fabsf(p.y) < origin ? p.y + float_scale * n.y : pi.y,
               fabsf(p.z) < origin ? p.z + float_scale * n.z : pi.z);
+}
+
+/* p moved off its surface on the side of the geometric normal ng that a
+ * ray along dir leaves by. */
+PW_HD pw_vec3 pw_offset_origin(pw_vec3 p, pw_vec3 ng, pw_vec3 dir)
+{
+    return pw_offset_along(p, v3_dot(dir, ng) < 0.0f ? v3_neg(ng) : ng);
+}
+
+/* pw_offset_origin for several rays that leave one hit point: the offset
+ * point on the side the arriving ray came from is computed once. */
+typedef struct pw_offsets {
+    pw_vec3 p, ng;
+    pw_vec3 back; /* p moved along the normal that faces the arriving ray */
+    int ng_faces; /* that normal is ng itself (not -ng) */
+} pw_offsets;
+
+/* With cache 0 (a literal), nothing is precomputed and pw_offsets_for is
+ * pw_offset_origin itself. */
+PW_HD pw_offsets pw_offsets_make(pw_vec3 p, pw_vec3 ng, pw_vec3 arriving_dir, int cache)
+{
+    pw_offsets o;
+    o.p = p;
+    o.ng = ng;
+    o.ng_faces = cache ? !(v3_dot(arriving_dir, ng) > 0.0f) : -1;
+    if (cache)
+        o.back = pw_offset_along(p, o.ng_faces ? ng : v3_neg(ng));
+    return o;
+}
+
+/* Exactly pw_offset_origin(p, ng, dir). */
+PW_HD pw_vec3 pw_offsets_for(const pw_offsets *o, pw_vec3 dir)
+{
+    int along_ng = !(v3_dot(dir, o->ng) < 0.0f);
+    return along_ng == o->ng_faces ? o->back : pw_offset_along(o->p, along_ng ? o->ng : v3_neg(o->ng));
 }
 
 #endif

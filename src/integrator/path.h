@@ -98,7 +98,7 @@ PW_HD void pw_path_add_emission(const pw_scene_view *s, const pw_render_params *
 /* The toy tracer's light sampling at a Lambert hit: one cone-sampled shadow
  * ray to every emissive sphere but the one hit, weighted by its solid angle. */
 PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_surface *sf, const pw_material *m,
-                             pw_rng *rng, pw_shadow_ray *out)
+                             const pw_offsets *off, pw_rng *rng, pw_shadow_ray *out)
 {
     int n = 0;
     pw_vec3 nl = pw_facing_normal(sf, p->ray.d);
@@ -116,7 +116,7 @@ PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_
         pw_vec3 dir = pw_sample_cone(v3_scale(to_c, 1.0f / sqrtf(d2)), cos_max, u1, u2);
         float omega = 2.0f * PW_PI * (1.0f - cos_max);
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
-        out[n].ray.o = pw_offset_origin(sf->p, sf->ng, dir);
+        out[n].ray.o = pw_offsets_for(off, dir);
         out[n].ray.d = dir;
         out[n].tmax = pw_shadow_tmax_sphere(sp, out[n].ray.o, dir, sqrtf(pw_maxf(0.0f, d2 - sp.r * sp.r)));
         out[n].contrib = v3_scale(v3_mul(v3_mul(p->beta, m->albedo), le), pw_maxf(0.0f, v3_dot(dir, nl)) * omega * PW_INV_PI);
@@ -199,9 +199,14 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     if (p->depth >= prm->max_depth)
         return 0;
     pw_rng rng = pw_rng_for_bounce(p->key, p->depth + 1);
-    if (prm->light_mode == PW_LIGHT_MODE_TOY) {
-        if (m->type == PW_MAT_LAMBERT)
-            *n_shadows = pw_path_toy_lights(s, p, &sf, m, &rng, shadows);
+    /* A toy Lambert hit sends three rays from the point, usually all on
+     * the side the path arrived from: the CPU computes that offset once
+     * (the same values; on the GPU keeping it live costs spills). */
+    pw_offsets off;
+    int toy_lambert = prm->light_mode == PW_LIGHT_MODE_TOY && m->type == PW_MAT_LAMBERT;
+    if (toy_lambert) {
+        off = pw_offsets_make(sf.p, sf.ng, p->ray.d, !PW_DEVICE_CODE);
+        *n_shadows = pw_path_toy_lights(s, p, &sf, m, &off, &rng, shadows);
     } else if (prm->light_mode == PW_LIGHT_MODE_MIS) {
         *n_shadows = pw_path_sample_light(s, p, &sf, m, &rng, shadows, kinds);
     }
@@ -211,7 +216,7 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     p->beta = v3_mul(p->beta, bs.weight);
     p->prev_pdf = bs.pdf;
     p->flags = (bs.specular ? PW_PATH_SPECULAR : 0u) | (m->type != PW_MAT_LAMBERT ? PW_PATH_COUNT_EMISSION : 0u);
-    p->ray.o = pw_offset_origin(sf.p, sf.ng, bs.wi);
+    p->ray.o = toy_lambert ? pw_offsets_for(&off, bs.wi) : pw_offset_origin(sf.p, sf.ng, bs.wi);
     p->ray.d = bs.wi;
     p->depth++;
     if (p->depth >= prm->rr_depth) {
