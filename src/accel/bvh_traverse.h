@@ -2,8 +2,6 @@
 #ifndef PW_BVH_TRAVERSE_H
 #define PW_BVH_TRAVERSE_H
 
-#include <string.h>
-
 #include "geom/intersect.h"
 #include "scene/scene_view.h"
 
@@ -38,18 +36,6 @@ PW_HD int pw_intersect_prim(const pw_scene_view *s, uint32_t prim, pw_vec3 o, pw
     return 1;
 }
 
-/* The bits of a float (a primitive id stored among coordinates). */
-PW_HD uint32_t pw_float_bits(float f)
-{
-#if PW_DEVICE_CODE
-    return __float_as_uint(f);
-#else
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-#endif
-}
-
 /* 16 bytes of a leaf primitive, through the read-only cache on the GPU. */
 PW_HD void pw_leaf_load4(const float *p, float out[4])
 {
@@ -77,7 +63,7 @@ PW_HD int pw_intersect_leaf(const pw_scene_view *s, uint32_t slot, pw_vec3 o, pw
         pw_leaf_load4(l->b, b);
         *tmax = t;
         hit->t = t;
-        hit->prim = pw_float_bits(b[3]);
+        hit->prim = (uint32_t)pw_float_as_int(b[3]);
         hit->u = hit->v = 0.0f;
         return 1;
     }
@@ -90,7 +76,7 @@ PW_HD int pw_intersect_leaf(const pw_scene_view *s, uint32_t slot, pw_vec3 o, pw
         return 0;
     *tmax = t;
     hit->t = t;
-    hit->prim = pw_float_bits(b[3]);
+    hit->prim = (uint32_t)pw_float_as_int(b[3]);
     hit->u = u;
     hit->v = v;
     return 1;
