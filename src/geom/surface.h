@@ -19,7 +19,7 @@ PW_HD pw_surface pw_surface_at(const pw_scene_view *s, pw_ray r, const pw_hit *h
     pw_surface sf;
     sf.prim = h->prim;
     sf.p = v3_madd(r.o, r.d, h->t);
-    if (h->prim < s->n_spheres) {
+    if (pw_prim_is_sphere(s, h->prim)) {
         pw_sphere sp = s->spheres[h->prim];
         sf.ng = v3_scale(v3_sub(sf.p, sp.c), 1.0f / sp.r);
         sf.ns = sf.ng;
@@ -55,7 +55,7 @@ PW_HD pw_surface pw_surface_at(const pw_scene_view *s, pw_ray r, const pw_hit *h
  * to v, 0 at the bottom pole and 1 at the top (+y). */
 PW_HD void pw_surface_uv(const pw_scene_view *s, const pw_hit *h, const pw_surface *sf, float *u, float *v)
 {
-    if (h->prim < s->n_spheres) {
+    if (pw_prim_is_sphere(s, h->prim)) {
         pw_vec3 n = sf->ng;
         *u = (atan2f(n.x, -n.z) + PW_PI) * (0.5f * PW_INV_PI);
         *v = 1.0f - acosf(pw_minf(1.0f, pw_maxf(-1.0f, n.y))) * PW_INV_PI;

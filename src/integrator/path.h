@@ -83,7 +83,7 @@ PW_HD void pw_path_miss(const pw_scene_view *s, const pw_render_params *prm, pw_
 PW_HD void pw_path_add_emission(const pw_scene_view *s, const pw_render_params *prm, pw_path *p,
                                 const pw_surface *sf, const pw_material *m)
 {
-    if (v3_is_zero(m->emission) || !pw_emits_toward(m, sf->front, sf->prim < s->n_spheres))
+    if (v3_is_zero(m->emission) || !pw_emits_toward(m, sf->front, pw_prim_is_sphere(s, sf->prim)))
         return;
     float w = 1.0f;
     if (prm->light_mode == PW_LIGHT_MODE_TOY) {

@@ -226,6 +226,11 @@ typedef struct pw_scene_view {
     float t_min; /* minimum hit distance on top of the origin offset (the toy scene's 0.001) */
 } pw_scene_view;
 
+/* Whether primitive prim is a sphere. A kernel compiled for sphere-only
+ * scenes sets n_tris to a literal 0, so every triangle branch behind this
+ * test is compiled out. */
+PW_HD int pw_prim_is_sphere(const pw_scene_view *s, uint32_t prim) { return s->n_tris == 0 || prim < s->n_spheres; }
+
 #define PW_NO_LIGHT 0xffffffffu
 
 /* Per-render settings the integrator reads. */

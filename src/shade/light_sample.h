@@ -120,7 +120,7 @@ PW_HD float pw_light_pdf(const pw_scene_view *s, uint32_t prim, pw_vec3 p, pw_ve
     if (li == PW_NO_LIGHT)
         return 0.0f;
     float pmf = s->light_pmf[li] * (1.0f - s->env_prob);
-    if (prim < s->n_spheres) {
+    if (pw_prim_is_sphere(s, prim)) {
         pw_sphere sp = s->spheres[prim];
         float cos_max = pw_sphere_cos_max(sp.r, v3_len2(v3_sub(sp.c, p)));
         return cos_max < 0.0f ? 0.0f : pmf / (2.0f * PW_PI * (1.0f - cos_max));

@@ -37,7 +37,8 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
  * prm.split; light_mode, list and wide are literals or MEGA_ANY. */
 __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
                                                   uint32_t spp, uint32_t sample_base, unsigned long long *counters,
-                                                  uint32_t split, uint32_t kinds, int light_mode, int list, int wide)
+                                                  uint32_t split, uint32_t kinds, int light_mode, int list, int wide,
+                                                  int spheres_only)
 {
     pw_render_params prm = *prm_in;
     if (light_mode != MEGA_ANY)
@@ -46,6 +47,8 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
         view->flat_spheres = (uint32_t)list;
     if (wide != MEGA_ANY)
         view->wide_bvh = (uint32_t)wide;
+    if (spheres_only)
+        view->n_tris = 0; /* compiles out every triangle branch (pw_prim_is_sphere) */
     pw_cuda_spheres_to_shared(view);
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     uint32_t ext = 0, shadow = 0;
@@ -63,25 +66,26 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
 /* At most 256 threads a block and 64 registers a thread: 50% occupancy.
  * The kernel wants ~93 registers; capping it at 64 spills a little but
  * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
-#define MEGA_KERNEL(name, split, kinds, light_mode, list, wide)                                                    \
+#define MEGA_KERNEL(name, split, kinds, light_mode, list, wide, spheres_only)                                      \
     __global__ void __launch_bounds__(256, 4)                                                                      \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
              uint32_t sample_base, unsigned long long *counters)                                                   \
     {                                                                                                              \
-        mega_pixel(&view, &prm, sum, spp, sample_base, counters, split, kinds, light_mode, list, wide);            \
+        mega_pixel(&view, &prm, sum, spp, sample_base, counters, split, kinds, light_mode, list, wide, spheres_only); \
     }
 
 /* Basic materials, no splitting: any light mode, the list or the binary BVH. */
-MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY, 0)
+MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY, 0, 0)
 /* The same over the 4-wide BVH (large meshes). */
-MEGA_KERNEL(pw_megakernel_wide, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 1)
-/* The toy estimator over the BVH (toy, rtiow) and over the sphere list (toy-small). */
-MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 0, 0)
-MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, 0)
+MEGA_KERNEL(pw_megakernel_wide, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 1, 0)
+/* The toy estimator on sphere-only scenes, over the BVH (toy, rtiow) and
+ * over the sphere list (toy-small): no triangle code at all. */
+MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 0, 0, 1)
+MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, 0, 1)
 /* Ray splitting, microfacet materials, textures or delta lights: a kernel of
  * its own, so that the registers they need do not burden renders without. */
-MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY, 0)
-MEGA_KERNEL(pw_megakernel_split_wide, prm.split, PW_KINDS_ALL, MEGA_ANY, 0, 1)
+MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY, 0, 0)
+MEGA_KERNEL(pw_megakernel_split_wide, prm.split, PW_KINDS_ALL, MEGA_ANY, 0, 1, 0)
 
 typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, uint32_t, uint32_t,
                                unsigned long long *);
@@ -99,7 +103,7 @@ static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
     if (e && *e == '1')
         return pw_megakernel;
     int list = c->scene.view.flat_spheres != 0;
-    if (r->params.light_mode == PW_LIGHT_MODE_TOY)
+    if (r->params.light_mode == PW_LIGHT_MODE_TOY && c->scene.view.n_tris == 0)
         return list ? pw_megakernel_toy_list : pw_megakernel_toy_bvh;
     return pw_megakernel;
 }
