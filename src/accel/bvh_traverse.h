@@ -56,7 +56,8 @@ PW_HD int pw_intersect_leaf(const pw_scene_view *s, uint32_t slot, pw_vec3 o, pw
     const pw_leaf_prim *l = s->leaf_prims + slot;
     float a[4], b[4];
     pw_leaf_load4(l->a, a);
-    if (s->n_tris == 0 || a[3] > 0.0f) { /* a[3] is a sphere's radius, -1 for a triangle */
+    /* a[3] is a sphere's radius, -1 for a triangle */
+    if (s->n_tris == 0 || (s->n_spheres != 0 && a[3] > 0.0f)) {
         float t = pw_intersect_sphere(o, d, v3(a[0], a[1], a[2]), a[3], tmin, *tmax);
         if (t < 0.0f)
             return 0;

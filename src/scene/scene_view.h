@@ -227,9 +227,12 @@ typedef struct pw_scene_view {
 } pw_scene_view;
 
 /* Whether primitive prim is a sphere. A kernel compiled for sphere-only
- * scenes sets n_tris to a literal 0, so every triangle branch behind this
- * test is compiled out. */
-PW_HD int pw_prim_is_sphere(const pw_scene_view *s, uint32_t prim) { return s->n_tris == 0 || prim < s->n_spheres; }
+ * scenes sets n_tris to a literal 0, one for meshes n_spheres, so every
+ * triangle or sphere branch behind this test is compiled out. */
+PW_HD int pw_prim_is_sphere(const pw_scene_view *s, uint32_t prim)
+{
+    return s->n_tris == 0 || (s->n_spheres != 0 && prim < s->n_spheres);
+}
 
 #define PW_NO_LIGHT 0xffffffffu
 

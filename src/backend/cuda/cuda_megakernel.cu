@@ -30,6 +30,9 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
  * and leave toy-small and rtiow as they were; an MIS-over-BVH variant made
  * cornell 5% faster but sponza 12% and bunny 16% slower, so it is not kept. */
 #define MEGA_ANY (-1)
+/* Scenes of one kind of primitive (the `only` argument; 0: any). */
+#define ONLY_SPHERES 1
+#define ONLY_TRIANGLES 2
 
 /* One pixel's samples, with path regeneration (pw_path_trace_pixel): each
  * added on its own, in order, as on every backend, so their sums round
@@ -38,7 +41,7 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
                                                   uint32_t spp, uint32_t sample_base, unsigned long long *counters,
                                                   uint32_t split, uint32_t kinds, int light_mode, int list, int wide,
-                                                  int spheres_only)
+                                                  int only)
 {
     pw_render_params prm = *prm_in;
     if (light_mode != MEGA_ANY)
@@ -47,8 +50,13 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
         view->flat_spheres = (uint32_t)list;
     if (wide != MEGA_ANY)
         view->wide_bvh = (uint32_t)wide;
-    if (spheres_only)
-        view->n_tris = 0; /* compiles out every triangle branch (pw_prim_is_sphere) */
+    /* A literal primitive count compiles out the other kind's branches (pw_prim_is_sphere). */
+    if (only == ONLY_SPHERES)
+        view->n_tris = 0;
+    else if (only == ONLY_TRIANGLES) {
+        view->n_spheres = 0;
+        __builtin_assume(view->n_tris != 0);
+    }
     pw_cuda_spheres_to_shared(view);
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     uint32_t ext = 0, shadow = 0;
@@ -66,26 +74,35 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
 /* At most 256 threads a block and 64 registers a thread: 50% occupancy.
  * The kernel wants ~93 registers; capping it at 64 spills a little but
  * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
-#define MEGA_KERNEL(name, split, kinds, light_mode, list, wide, spheres_only)                                      \
+#define MEGA_KERNEL(name, split, kinds, light_mode, list, wide, only)                                              \
     __global__ void __launch_bounds__(256, 4)                                                                      \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
              uint32_t sample_base, unsigned long long *counters)                                                   \
     {                                                                                                              \
-        mega_pixel(&view, &prm, sum, spp, sample_base, counters, split, kinds, light_mode, list, wide, spheres_only); \
+        mega_pixel(&view, &prm, sum, spp, sample_base, counters, split, kinds, light_mode, list, wide, only);      \
     }
 
 /* Basic materials, no splitting: any light mode, the list or the binary BVH. */
 MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY, 0, 0)
-/* The same over the 4-wide BVH (large meshes). */
+/* The same over the 4-wide BVH (large meshes), and for small meshes of
+ * triangles only over the binary BVH (a triangles-only 4-wide variant was
+ * slower: docs/PERFORMANCE.md). */
 MEGA_KERNEL(pw_megakernel_wide, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 1, 0)
+MEGA_KERNEL(pw_megakernel_mesh, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 0, ONLY_TRIANGLES)
 /* The toy estimator on sphere-only scenes, over the BVH (toy, rtiow) and
  * over the sphere list (toy-small): no triangle code at all. */
-MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 0, 0, 1)
-MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, 0, 1)
+MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 0, 0, ONLY_SPHERES)
+MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, 0, ONLY_SPHERES)
 /* Ray splitting, microfacet materials, textures or delta lights: a kernel of
  * its own, so that the registers they need do not burden renders without. */
 MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY, 0, 0)
 MEGA_KERNEL(pw_megakernel_split_wide, prm.split, PW_KINDS_ALL, MEGA_ANY, 0, 1, 0)
+
+static int getenv_is(const char *name, char value)
+{
+    const char *e = getenv(name);
+    return e && *e == value;
+}
 
 typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, uint32_t, uint32_t,
                                unsigned long long *);
@@ -95,13 +112,15 @@ typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, u
 static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
 {
     int wide = c->scene.view.wide_bvh != 0;
+    int mesh = c->scene.view.n_spheres == 0 && getenv_is("PATHWAVE_MEGA_GENERAL", '1') == 0;
     if (r->params.split > 1 || r->params.kinds != PW_KINDS_BASIC)
         return wide ? pw_megakernel_split_wide : pw_megakernel_split;
     if (wide)
         return pw_megakernel_wide;
-    const char *e = getenv("PATHWAVE_MEGA_GENERAL");
-    if (e && *e == '1')
+    if (getenv_is("PATHWAVE_MEGA_GENERAL", '1'))
         return pw_megakernel;
+    if (mesh)
+        return pw_megakernel_mesh;
     int list = c->scene.view.flat_spheres != 0;
     if (r->params.light_mode == PW_LIGHT_MODE_TOY && c->scene.view.n_tris == 0)
         return list ? pw_megakernel_toy_list : pw_megakernel_toy_bvh;
