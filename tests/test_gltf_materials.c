@@ -172,6 +172,53 @@ static void remove_minimal_gltf(char *dir)
     rmdir(dir);
 }
 
+/* A glTF camera under a rotated, translated parent node: the camera node
+ * (translation 0,0,5) sits under a node turned 90 degrees about +y and
+ * moved to (1,2,3), so the camera is at (6,2,3) looking down -x, +y up;
+ * yfov 0.5 rad, aspect ratio 2 (the default image 640 x 320). */
+static void gltf_camera_transform(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/pw_gltf_cam_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    unsigned char buf[60];
+    const float pos[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0};
+    const uint16_t idx[6] = {0, 1, 2, 0, 2, 3};
+    memcpy(buf, pos, 48);
+    memcpy(buf + 48, idx, 12);
+    char b64[100], json[2048];
+    base64(buf, sizeof buf, b64);
+    const float h = 0.70710678f;
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],"
+             "\"nodes\":[{\"mesh\":0},{\"rotation\":[0,%.8f,0,%.8f],\"translation\":[1,2,3],\"children\":[2]},"
+             "{\"camera\":0,\"translation\":[0,0,5]}],"
+             "\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":0.5,\"aspectRatio\":2.0,"
+             "\"znear\":0.1}}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],"
+             "\"buffers\":[{\"byteLength\":60,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":48},"
+             "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":12}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\","
+             "\"min\":[-1,-1,0],\"max\":[1,1,0]},"
+             "{\"bufferView\":1,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"}]}",
+             h, h, b64);
+    write_file(dir, "cam.gltf", json, strlen(json));
+    char path[700];
+    snprintf(path, sizeof path, "%s/cam.gltf", dir);
+    pw_scene *s;
+    assert_int_equal(pw_scene_load(path, &s), PW_OK);
+    pw_vec3 d = v3_norm(v3_sub(s->cam.look_at, s->cam.look_from));
+    assert_vec_near(s->cam.look_from, 6.0f, 2.0f, 3.0f, 1e-5f);
+    assert_vec_near(d, -1.0f, 0.0f, 0.0f, 1e-5f);
+    assert_vec_near(s->cam.up, 0.0f, 1.0f, 0.0f, 1e-5f);
+    assert_true(fabsf(s->cam.vfov_deg - 0.5f * 180.0f / (float)PW_PI) < 1e-4f);
+    assert_int_equal(s->defaults.height * 2, s->defaults.width);
+    pw_scene_free(s);
+    remove_file(dir, "cam.gltf");
+    rmdir(dir);
+}
+
 /* Factors times textures, exactly: base colour times the sRGB-decoded
  * texel; metallic times blue / 255 and perceptual roughness times
  * green / 255 (alpha its square), linear; emission times the sRGB-decoded
@@ -412,6 +459,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(maps_on_materials),
+        cmocka_unit_test(gltf_camera_transform),
         cmocka_unit_test(minimal_gltf_factors_and_textures),
         cmocka_unit_test(normal_map_cosine),
         cmocka_unit_test(mtl_materials),

@@ -29,6 +29,32 @@ static void box_textured_has_uvs(void **state)
     pw_scene_free(s);
 }
 
+/* A glTF camera: the sample file's perspective camera sits at its node's
+ * translation (0.5, 0.5, 3) looking down -z with +y up, yfov 0.7 rad,
+ * aspect ratio 1; the file's own camera replaces the automatic framing. */
+static void gltf_camera_is_used(void **state)
+{
+    (void)state;
+    char path[1024];
+    if (!pw_test_shared_file("scenes/gltf-samples/Cameras/Cameras.gltf", path, sizeof path))
+        PW_SKIP("%s is absent", path);
+    pw_scene *s;
+    assert_int_equal(pw_scene_load(path, &s), PW_OK);
+    pw_vec3 dir = v3_norm(v3_sub(s->cam.look_at, s->cam.look_from));
+    printf("camera at %g %g %g, direction %g %g %g, up %g %g %g, vfov %g deg\n", s->cam.look_from.x,
+           s->cam.look_from.y, s->cam.look_from.z, dir.x, dir.y, dir.z, s->cam.up.x, s->cam.up.y, s->cam.up.z,
+           s->cam.vfov_deg);
+    assert_true(v3_len(v3_sub(s->cam.look_from, v3(0.5f, 0.5f, 3.0f))) < 1e-6f);
+    assert_true(v3_len(v3_sub(dir, v3(0.0f, 0.0f, -1.0f))) < 1e-6f);
+    assert_true(v3_len(v3_sub(s->cam.up, v3(0.0f, 1.0f, 0.0f))) < 1e-6f);
+    assert_true(fabsf(s->cam.vfov_deg - 0.7f * 180.0f / (float)PW_PI) < 1e-4f);
+    assert_int_equal(s->defaults.width, s->defaults.height);
+    pw_scene_info info;
+    pw_scene_get_info(s, &info);
+    assert_int_equal(info.warnings, 0);
+    pw_scene_free(s);
+}
+
 /* A PLY file has no materials: assimp makes one up with a white specular
  * colour, which must not turn the model glossy. */
 static void ply_without_materials_is_diffuse(void **state)
@@ -101,6 +127,7 @@ int main(void)
         cmocka_unit_test(box_textured_has_uvs),
         cmocka_unit_test(box_without_texture_has_no_uvs),
         cmocka_unit_test(ply_without_materials_is_diffuse),
+        cmocka_unit_test(gltf_camera_is_used),
         cmocka_unit_test(cornell_obj_materials),
         cmocka_unit_test(missing_and_garbage_files),
     };

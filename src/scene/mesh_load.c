@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "core/error.h"
+#include "scene/gltf_camera.h"
 #include "scene/pbrt/pbrt.h"
 #include "scene/scene.h"
 
@@ -327,15 +328,25 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
         aiReleaseImport(as);
         return fin;
     }
+    pw_scene *s = pw_scene_new(path);
+    if (!s) {
+        aiReleaseImport(as);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    /* The file's camera is read from the node tree, which pre-transforming
+     * the vertices flattens. */
+    int file_camera = pw_gltf_camera(s, path, as);
+    pw_camera_desc cam = s->cam;
     const struct aiScene *pp =
         aiApplyPostProcessing(as, aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices | aiProcess_SortByPType);
-    if (!pp) /* assimp has released the scene then */
+    if (!pp) { /* assimp has released the scene then */
+        pw_scene_free(s);
         return pw_fail(PW_ERR_FORMAT, "%s: cannot process mesh (%s)", path, aiGetErrorString());
+    }
     as = pp;
-    pw_scene *s = pw_scene_new(path);
-    pw_status st = s ? PW_OK : pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    pw_status st = PW_OK;
     int emits = 0;
-    uint32_t mat_base = s ? s->n_mats : 0;
+    uint32_t mat_base = s->n_mats;
     for (unsigned i = 0; st == PW_OK && i < as->mNumMaterials; i++) {
         pw_material m;
         if ((st = convert_material(s, path, as, as->mMaterials[i], &m)) != PW_OK)
@@ -359,6 +370,8 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
         pw_scene_free(s);
         return st;
     }
+    if (file_camera)
+        s->cam = cam;
     if (!emits) {
         /* A sky brighter overhead than at the horizon gives shape to a model
          * that nothing in the file lights. */
