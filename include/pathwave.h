@@ -59,7 +59,8 @@ pw_status pw_scene_builtin(const char *name, pw_scene **out);
 /* A scene file. A .pbrt file is read as a pbrt-v4 scene (camera, film,
  * materials, lights; docs/PBRT.md says what is supported). Any other file is
  * a triangle mesh (OBJ, PLY, glTF, ...) read through assimp, with its
- * materials, framed by an automatic camera and lit by a sky when nothing in it emits. */
+ * materials and, for glTF, its first perspective camera (else an automatic
+ * camera frames the model); lit by a sky when nothing in it emits. */
 pw_status pw_scene_load(const char *path, pw_scene **out);
 void pw_scene_free(pw_scene *scene);
 /* Lights the scene with an equirectangular environment map (.hdr, .exr,
