@@ -108,6 +108,22 @@ static void test_agree_toy(void **state)
     pw_scene_free(s);
 }
 
+/* The scenes without light sampling (their own megakernel variants):
+ * toy-small through the sphere list, rtiow through the BVH. */
+static void test_agree_no_light_sampling(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    const char *names[2] = {"toy-small", "rtiow"};
+    for (int i = 0; i < 2; i++) {
+        pw_scene *s;
+        assert_int_equal(pw_scene_builtin(names[i], &s), PW_OK);
+        check_agreement(names[i], s, 240, 160, 4);
+        pw_scene_free(s);
+    }
+}
+
 static void test_agree_cornell(void **state)
 {
     (void)state;
@@ -264,6 +280,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agree_toy),
+        cmocka_unit_test(test_agree_no_light_sampling),
         cmocka_unit_test(test_agree_cornell),
         cmocka_unit_test(test_agree_bunny),
         cmocka_unit_test(test_agree_split),

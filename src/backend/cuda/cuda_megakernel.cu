@@ -89,10 +89,14 @@ MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY, 0, 0)
  * slower: docs/PERFORMANCE.md). */
 MEGA_KERNEL(pw_megakernel_wide, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 1, 0)
 MEGA_KERNEL(pw_megakernel_mesh, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 0, ONLY_TRIANGLES)
-/* The toy estimator on sphere-only scenes, over the BVH (toy, rtiow) and
- * over the sphere list (toy-small): no triangle code at all. */
+/* The toy estimator on sphere-only scenes, over the BVH (toy) and over the
+ * sphere list (16 spheres or fewer): no triangle code at all. */
 MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 0, 0, ONLY_SPHERES)
 MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, 0, ONLY_SPHERES)
+/* The same without light sampling (emission counted when hit), the light
+ * mode of toy-small and rtiow. */
+MEGA_KERNEL(pw_megakernel_nolight_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 0, 0, ONLY_SPHERES)
+MEGA_KERNEL(pw_megakernel_nolight_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, 0, ONLY_SPHERES)
 /* Ray splitting, microfacet materials, textures or delta lights: a kernel of
  * its own, so that the registers they need do not burden renders without. */
 MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY, 0, 0)
@@ -124,6 +128,8 @@ static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
     int list = c->scene.view.flat_spheres != 0;
     if (r->params.light_mode == PW_LIGHT_MODE_TOY && c->scene.view.n_tris == 0)
         return list ? pw_megakernel_toy_list : pw_megakernel_toy_bvh;
+    if (r->params.light_mode == PW_LIGHT_MODE_NONE && c->scene.view.n_tris == 0)
+        return list ? pw_megakernel_nolight_list : pw_megakernel_nolight_bvh;
     return pw_megakernel;
 }
 
