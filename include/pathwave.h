@@ -73,8 +73,8 @@ typedef struct pw_scene_info {
     uint32_t spheres, triangles, materials, lights;
     uint32_t textures;
     uint32_t warnings;        /* problems loading did not stop for (a missing texture, ...) */
-    const char *warning_log;  /* the first of them, one per line ("" when none) */
-    uint32_t bvh_nodes;       /* 0 until the first render prepares the scene */
+    const char *warning_log;  /* the first of them (up to 1 KB), one per line ("" when none) */
+    uint32_t bvh_nodes;       /* 0 until the scene is prepared (pw_renderer_create does it) */
     uint32_t bvh4_nodes;      /* nodes of the same tree collapsed 4-wide, which rays traverse */
     double bvh_build_ms;
     uint64_t scene_bytes;     /* host memory allocated for geometry, materials, environment and light tables */

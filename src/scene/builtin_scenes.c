@@ -203,7 +203,7 @@ static const struct {
      NULL},
     {"toy", "the classic 46-sphere toy path tracer scene (BENCHMARKS.md B1), toy light sampling", build_toy, NULL},
     {"toy-small", "its first 9 spheres, no light sampling (B1b)", build_toy_small, NULL},
-    {"rtiow", "the final scene of Ray Tracing in One Weekend, 488 spheres (B1c)", build_rtiow, NULL},
+    {"rtiow", "the final scene of Ray Tracing in One Weekend, 485 spheres (B1c)", build_rtiow, NULL},
     {"terrain:N", "generated: a height field of exactly N triangles, for BVH scaling (docs/SCALE.md)", NULL,
      pw_generate_terrain},
     {"bunnies:K", "generated: K Stanford bunnies (69,451 triangles each) on a ground plane; bunnies:K:FILE copies FILE",

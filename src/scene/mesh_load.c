@@ -373,8 +373,8 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     if (file_camera)
         s->cam = cam;
     if (!emits) {
-        /* A sky brighter overhead than at the horizon gives shape to a model
-         * that nothing in the file lights. */
+        /* A sky white at the horizon and blue overhead (the toy scene's)
+         * gives shape to a model that nothing in the file lights. */
         s->env.type = PW_ENV_GRADIENT;
         s->env.bottom = v3(1.0f, 1.0f, 1.0f);
         s->env.top = v3(0.5f, 0.7f, 1.0f);
