@@ -53,7 +53,7 @@ const char *pw_builtin_scene_description(int index);
  *                      turn (Lambert, toy metal, glass, GGX gold, rough
  *                      glass, glTF metallic-roughness).
  * A bad parameter gives PW_ERR_INVALID_ARGUMENT, an unknown name
- * PW_ERR_NOT_FOUND. */
+ * PW_ERR_NOT_FOUND, a missing mesh file for bunnies PW_ERR_IO. */
 pw_status pw_scene_builtin(const char *name, pw_scene **out);
 #define PW_GENERATED_MAX_TRIANGLES 100000000u
 /* A scene file. A .pbrt file is read as a pbrt-v4 scene (camera, film,

@@ -90,9 +90,14 @@ expect_error "camera override on bench" "--fov" bench toy-small --fov -3
 expect_error "absurd terrain size" "10000000000" render terrain:10000000000 -o x.png
 expect_error "negative terrain size" "-5" render terrain:-5 -o x.png
 expect_error "non-numeric terrain size" "abc" render terrain:abc -o x.png
+expect_error "no mixed bunnies" "'0' is not a copy count" render bunnies-mixed:0 -o x.png
 expect_error "terrain without a size" "terrain:N" render terrain -o x.png
 expect_error "parameter for a fixed scene" "cornell:3" render cornell:3 -o x.png
 expect_error "--stats-json in a missing directory" "$tmp/no/s.json" render toy-small --stats-json "$tmp/no/s.json" -o x.png
+want_rc=
+# A missing mesh behind a generated scene is a runtime error (1), not usage.
+want_rc=1
+expect_error "bunnies of a missing mesh" "$tmp/no-such.ply" render "bunnies:2:$tmp/no-such.ply" -o x.png
 want_rc=
 printf 'WorldBegin\nShape "sphere" "float radius" [ 1\n' >"$tmp/bad.pbrt"
 expect_error "malformed pbrt file" "$tmp/bad.pbrt:3:1: \"float radius\": expected ']'" render "$tmp/bad.pbrt" -o x.png

@@ -161,7 +161,7 @@ static void bad_sizes_are_refused(void **state)
     expect_refused("terrain", PW_ERR_INVALID_ARGUMENT, "terrain:N");
     expect_refused("bunnies:0", PW_ERR_INVALID_ARGUMENT, "'0'");
     expect_refused("bunnies:5000", PW_ERR_INVALID_ARGUMENT, "'5000'");
-    expect_refused("bunnies:2:/no/such/bunny.ply", PW_ERR_NOT_FOUND, "/no/such/bunny.ply");
+    expect_refused("bunnies:2:/no/such/bunny.ply", PW_ERR_IO, "/no/such/bunny.ply");
     expect_refused("cornell:2", PW_ERR_INVALID_ARGUMENT, "cornell:2");
     expect_refused("nosuch:5", PW_ERR_NOT_FOUND, "nosuch:5");
 }

@@ -176,11 +176,8 @@ static void remove_minimal_gltf(char *dir)
  * (translation 0,0,5) sits under a node turned 90 degrees about +y and
  * moved to (1,2,3), so the camera is at (6,2,3) looking down -x, +y up;
  * yfov 0.5 rad, aspect ratio 2 (the default image 640 x 320). */
-static void gltf_camera_transform(void **state)
+static void write_camera_gltf(const char *dir, double yfov)
 {
-    (void)state;
-    char dir[] = "/tmp/pw_gltf_cam_XXXXXX";
-    assert_non_null(mkdtemp(dir));
     unsigned char buf[60];
     const float pos[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0};
     const uint16_t idx[6] = {0, 1, 2, 0, 2, 3};
@@ -193,7 +190,7 @@ static void gltf_camera_transform(void **state)
              "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],"
              "\"nodes\":[{\"mesh\":0},{\"rotation\":[0,%.8f,0,%.8f],\"translation\":[1,2,3],\"children\":[2]},"
              "{\"camera\":0,\"translation\":[0,0,5]}],"
-             "\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":0.5,\"aspectRatio\":2.0,"
+             "\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":%g,\"aspectRatio\":2.0,"
              "\"znear\":0.1}}],"
              "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],"
              "\"buffers\":[{\"byteLength\":60,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
@@ -202,8 +199,16 @@ static void gltf_camera_transform(void **state)
              "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\","
              "\"min\":[-1,-1,0],\"max\":[1,1,0]},"
              "{\"bufferView\":1,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"}]}",
-             h, h, b64);
+             h, h, yfov, b64);
     write_file(dir, "cam.gltf", json, strlen(json));
+}
+
+static void gltf_camera_transform(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/pw_gltf_cam_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_camera_gltf(dir, 0.5);
     char path[700];
     snprintf(path, sizeof path, "%s/cam.gltf", dir);
     pw_scene *s;
@@ -214,6 +219,28 @@ static void gltf_camera_transform(void **state)
     assert_vec_near(s->cam.up, 0.0f, 1.0f, 0.0f, 1e-5f);
     assert_true(fabsf(s->cam.vfov_deg - 0.5f * 180.0f / (float)PW_PI) < 1e-4f);
     assert_int_equal(s->defaults.height * 2, s->defaults.width);
+    pw_scene_free(s);
+    remove_file(dir, "cam.gltf");
+    rmdir(dir);
+}
+
+/* A camera that cannot be used (yfov beyond pi) is a counted warning naming
+ * the file, and the model is framed automatically (40 degrees). */
+static void gltf_camera_unusable(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/pw_gltf_cam_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_camera_gltf(dir, 4.0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/cam.gltf", dir);
+    pw_scene *s;
+    assert_int_equal(pw_scene_load(path, &s), PW_OK);
+    pw_scene_info info;
+    pw_scene_get_info(s, &info);
+    assert_int_equal(info.warnings, 1);
+    assert_non_null(strstr(info.warning_log, "cam.gltf: camera 0"));
+    assert_true(fabsf(s->cam.vfov_deg - 40.0f) < 1e-4f);
     pw_scene_free(s);
     remove_file(dir, "cam.gltf");
     rmdir(dir);
@@ -460,6 +487,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(maps_on_materials),
         cmocka_unit_test(gltf_camera_transform),
+        cmocka_unit_test(gltf_camera_unusable),
         cmocka_unit_test(minimal_gltf_factors_and_textures),
         cmocka_unit_test(normal_map_cosine),
         cmocka_unit_test(mtl_materials),

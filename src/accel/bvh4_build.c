@@ -28,6 +28,16 @@ static void set_child(pw_bvh4_node *n, int k, const pw_bvh_node *b, uint32_t ref
     n->child[k] = ref;
 }
 
+/* A node whose four children are all empty until set_child fills them. */
+static pw_bvh4_node empty_node(void)
+{
+    pw_bvh4_node n;
+    memset(&n, 0, sizeof n);
+    for (int k = 0; k < 4; k++)
+        n.child[k] = PW_BVH4_EMPTY;
+    return n;
+}
+
 /* The 4-wide node for binary interior node b; returns its index. */
 static uint32_t collapse(collapse_ctx *c, uint32_t b)
 {
@@ -42,10 +52,7 @@ static uint32_t collapse(collapse_ctx *c, uint32_t b)
             picked[np++] = c->bin[ch].first + 1;
         }
     }
-    pw_bvh4_node n;
-    memset(&n, 0, sizeof n);
-    for (int k = 0; k < 4; k++)
-        n.child[k] = PW_BVH4_EMPTY;
+    pw_bvh4_node n = empty_node();
     for (uint32_t k = 0; k < np; k++) {
         const pw_bvh_node *x = &c->bin[picked[k]];
         set_child(&n, (int)k, x, x->count > 0 ? leaf_ref(x) : collapse(c, picked[k]));
@@ -70,11 +77,8 @@ pw_status pw_bvh4_build(const char *name, const pw_bvh_node *nodes, uint32_t n_n
     if (!c.out)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory building the 4-wide BVH", name);
     if (nodes[0].count > 0) {
-        pw_bvh4_node *root = &c.out[c.n++];
-        memset(root, 0, sizeof *root);
-        for (int k = 0; k < 4; k++)
-            root->child[k] = PW_BVH4_EMPTY;
-        set_child(root, 0, &nodes[0], leaf_ref(&nodes[0]));
+        c.out[c.n] = empty_node();
+        set_child(&c.out[c.n++], 0, &nodes[0], leaf_ref(&nodes[0]));
     } else {
         collapse(&c, 0);
     }

@@ -222,8 +222,10 @@ static pw_status generate_bunnies(pw_scene *s, const char *param, int mixed)
     else
         default_bunny(path, sizeof path);
     pw_scene *m;
+    /* The mesh file is not the scene's name: a missing one is an I/O
+     * problem, not an unknown scene (pw_last_error names the file). */
     if ((st = pw_scene_load(path, &m)) != PW_OK)
-        return st;
+        return st == PW_ERR_NOT_FOUND ? PW_ERR_IO : st;
     st = build_bunnies(s, m, (uint32_t)k, mixed);
     pw_scene_free(m);
     return st;

@@ -40,8 +40,9 @@ static void srgb_bytes_to_linear(const unsigned char *px, size_t n, float *out)
         out[i] = table[px[i]];
 }
 
-pw_status pw_scene_add_texture_srgb8(pw_scene *s, const unsigned char *rgb8, int w, int h, uint32_t wrap,
-                                     const char *key, uint32_t *out)
+/* 8-bit texels converted to float: sRGB-decoded colour, or data (c / 255). */
+static pw_status add_texture_bytes(pw_scene *s, const unsigned char *rgb8, int w, int h, uint32_t wrap,
+                                   const char *key, uint32_t *out, int srgb)
 {
     if (w < 1 || h < 1 || w > 32768 || h > 32768)
         return pw_fail(PW_ERR_FORMAT, "%s: texture size %dx%d out of range (1..32768)", key ? key : s->name, w, h);
@@ -49,10 +50,20 @@ pw_status pw_scene_add_texture_srgb8(pw_scene *s, const unsigned char *rgb8, int
     float *rgb = malloc(n * sizeof *rgb);
     if (!rgb)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for a %dx%d texture", key ? key : s->name, w, h);
-    srgb_bytes_to_linear(rgb8, n, rgb);
+    if (srgb)
+        srgb_bytes_to_linear(rgb8, n, rgb);
+    else
+        for (size_t i = 0; i < n; i++)
+            rgb[i] = (float)rgb8[i] / 255.0f;
     pw_status st = pw_scene_add_texture(s, rgb, w, h, wrap, key, out);
     free(rgb);
     return st;
+}
+
+pw_status pw_scene_add_texture_srgb8(pw_scene *s, const unsigned char *rgb8, int w, int h, uint32_t wrap,
+                                     const char *key, uint32_t *out)
+{
+    return add_texture_bytes(s, rgb8, w, h, wrap, key, out, 1);
 }
 
 pw_status pw_scene_decode_texture(pw_scene *s, const void *data, size_t n, uint32_t wrap, const char *key,
@@ -78,7 +89,7 @@ pw_status pw_scene_decode_texture(pw_scene *s, const void *data, size_t n, uint3
         return st;
     }
     pw_status st = pw_scene_add_texture(s, rgb, w, h, wrap, key, out);
-    free(rgb);
+    stbi_image_free(rgb);
     return st;
 }
 
@@ -86,17 +97,7 @@ pw_status pw_scene_decode_texture(pw_scene *s, const void *data, size_t n, uint3
 pw_status pw_scene_add_texture_unorm8(pw_scene *s, const unsigned char *rgb8, int w, int h, uint32_t wrap,
                                       const char *key, uint32_t *out)
 {
-    if (w < 1 || h < 1 || w > 32768 || h > 32768)
-        return pw_fail(PW_ERR_FORMAT, "%s: texture size %dx%d out of range (1..32768)", key ? key : s->name, w, h);
-    size_t n = (size_t)w * (size_t)h * 3;
-    float *rgb = malloc(n * sizeof *rgb);
-    if (!rgb)
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for a %dx%d texture", key ? key : s->name, w, h);
-    for (size_t i = 0; i < n; i++)
-        rgb[i] = (float)rgb8[i] / 255.0f;
-    pw_status st = pw_scene_add_texture(s, rgb, w, h, wrap, key, out);
-    free(rgb);
-    return st;
+    return add_texture_bytes(s, rgb8, w, h, wrap, key, out, 0);
 }
 
 /* The cache key of a data texture. */

@@ -102,12 +102,6 @@ MEGA_KERNEL(pw_megakernel_nolight_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1
 MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY, 0, 0)
 MEGA_KERNEL(pw_megakernel_split_wide, prm.split, PW_KINDS_ALL, MEGA_ANY, 0, 1, 0)
 
-static int getenv_is(const char *name, char value)
-{
-    const char *e = getenv(name);
-    return e && *e == value;
-}
-
 typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, uint32_t, uint32_t,
                                unsigned long long *);
 
@@ -115,21 +109,20 @@ typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, u
  * keeps the general ones, to compare. */
 static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
 {
-    int wide = c->scene.view.wide_bvh != 0;
-    int mesh = c->scene.view.n_spheres == 0 && getenv_is("PATHWAVE_MEGA_GENERAL", '1') == 0;
+    const pw_scene_view *v = &c->scene.view;
     if (r->params.split > 1 || r->params.kinds != PW_KINDS_BASIC)
-        return wide ? pw_megakernel_split_wide : pw_megakernel_split;
-    if (wide)
+        return v->wide_bvh ? pw_megakernel_split_wide : pw_megakernel_split;
+    if (v->wide_bvh)
         return pw_megakernel_wide;
-    if (getenv_is("PATHWAVE_MEGA_GENERAL", '1'))
+    const char *general = getenv("PATHWAVE_MEGA_GENERAL");
+    if (general && *general == '1')
         return pw_megakernel;
-    if (mesh)
+    if (v->n_spheres == 0)
         return pw_megakernel_mesh;
-    int list = c->scene.view.flat_spheres != 0;
-    if (r->params.light_mode == PW_LIGHT_MODE_TOY && c->scene.view.n_tris == 0)
-        return list ? pw_megakernel_toy_list : pw_megakernel_toy_bvh;
-    if (r->params.light_mode == PW_LIGHT_MODE_NONE && c->scene.view.n_tris == 0)
-        return list ? pw_megakernel_nolight_list : pw_megakernel_nolight_bvh;
+    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_TOY)
+        return v->flat_spheres ? pw_megakernel_toy_list : pw_megakernel_toy_bvh;
+    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE)
+        return v->flat_spheres ? pw_megakernel_nolight_list : pw_megakernel_nolight_bvh;
     return pw_megakernel;
 }
 
