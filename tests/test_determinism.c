@@ -2,8 +2,13 @@
  * only on (seed, pixel, sample, bounce, dimension), so the same settings give
  * the same image bit for bit, whatever the thread count; another seed gives
  * another image; progressive rendering continues the sample sequence
- * instead of repeating it; and the CPU's two BVH layouts find the same hits. */
+ * instead of repeating it; the CPU's two BVH layouts find the same hits;
+ * and the sample pool the GPU megakernel's warps draw from gives each pixel
+ * the same sums as tracing the pixel alone. */
 #include "test_render_util.h"
+
+#include "api/renderer.h"
+#include "integrator/path.h"
 
 #define W 64
 #define H 48
@@ -162,6 +167,55 @@ static void bvh_layouts_agree(void **state)
     }
 }
 
+/* The GPU megakernel hands a warp's samples out from a pool over an 8x4
+ * tile (pw_path_trace_pool), any lane taking any pixel's next sample; the
+ * pixel's samples must still sum to what tracing that pixel alone gives,
+ * bit for bit, tiles over the image's edge included (their outside pixels
+ * are skipped). Checked here on the host, with and without splitting. */
+static void sample_pool_matches_pixels(void **state)
+{
+    (void)state;
+    enum { PW = 20, PH = 10, SPP = 3, TW = 8, TH = 4 };
+    const char *names[] = {"toy", "cornell"};
+    for (int k = 0; k < 2; k++)
+        for (int split = 1; split <= 2; split++) {
+            pw_scene *s;
+            assert_int_equal(pw_scene_builtin(names[k], &s), PW_OK);
+            pw_settings st;
+            pw_settings_default(s, &st);
+            st.width = PW;
+            st.height = PH;
+            st.split = split;
+            st.backend = PW_BACKEND_CPU;
+            pw_renderer *r;
+            assert_int_equal(pw_renderer_create(s, &st, &r), PW_OK);
+            const pw_render_params *prm = &r->params;
+            uint32_t kinds = split > 1 ? PW_KINDS_ALL : PW_KINDS_BASIC, ext = 0, shadow = 0, mismatches = 0;
+            for (uint32_t ty = 0; ty < (PH + TH - 1) / TH; ty++)
+                for (uint32_t tx = 0; tx < (PW + TW - 1) / TW; tx++) {
+                    pw_vec3 radiance[SPP * TW * TH];
+                    uint32_t next = 0;
+                    pw_sample_pool pool = {tx * TW, ty * TH, 3, 5, 7, SPP, &next, radiance};
+                    pw_path_trace_pool(&r->view, prm, &pool, prm->split, kinds, &ext, &shadow);
+                    for (uint32_t j = 0; j < TW * TH; j++) {
+                        uint32_t x = pw_pool_x(&pool, j), y = pw_pool_y(&pool, j);
+                        if (x >= PW || y >= PH)
+                            continue;
+                        pw_vec3 a = v3s(0.0f), b = v3s(0.0f);
+                        for (uint32_t i = 0; i < SPP; i++)
+                            pw_path_accumulate(&a, radiance[i * TW * TH + j]);
+                        pw_path_trace_pixel(&r->view, prm, x, y, 7, SPP, prm->split, kinds, &b, &ext, &shadow);
+                        mismatches += memcmp(&a, &b, sizeof a) != 0;
+                    }
+                }
+            if (mismatches)
+                fail_msg("%s, split %d: %u pixels differ between the sample pool and per-pixel tracing", names[k],
+                         split, mismatches);
+            pw_renderer_free(r);
+            pw_scene_free(s);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +224,7 @@ int main(void)
         cmocka_unit_test(different_seed_different_image),
         cmocka_unit_test(progressive_continues_the_sequence),
         cmocka_unit_test(bvh_layouts_agree),
+        cmocka_unit_test(sample_pool_matches_pixels),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

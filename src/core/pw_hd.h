@@ -19,6 +19,15 @@
 #define PW_DEVICE_CODE 0
 #endif
 
+/* Whether x holds on any lane of the calling warp (every lane must call
+ * it; on the host a "warp" is one path): a loop conditioned on it keeps a
+ * warp's lanes together, so each pass starts converged. */
+#if PW_DEVICE_CODE
+#define PW_WARP_ANY(x) __any_sync(0xffffffffu, (x))
+#else
+#define PW_WARP_ANY(x) (x)
+#endif
+
 /* min/max that compile to one instruction on both sides: fminf needs a
  * libm call on the host unless NaN semantics are given up globally. With a
  * NaN in a, the result is b (what the slab test wants). */

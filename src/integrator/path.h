@@ -50,6 +50,16 @@ PW_HD float pw_shadow_tmax_sphere(pw_sphere sp, pw_vec3 origin, pw_vec3 dir, flo
 #define PW_MAX_SHADOW 8
 #endif
 
+/* A path that is no path: what a variable holds before its first begin. */
+PW_HD pw_path pw_path_none(void)
+{
+    pw_path p;
+    p.ray.o = p.ray.d = p.beta = p.L = v3s(0.0f);
+    p.prev_pdf = 0.0f;
+    p.depth = p.key = p.flags = 0;
+    return p;
+}
+
 PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
                             uint32_t sample)
 {
@@ -276,40 +286,106 @@ PW_HD void pw_path_accumulate(pw_vec3 *sum, pw_vec3 L)
         *sum = v3_add(*sum, L);
 }
 
-/* spp whole paths of one pixel, samples first .. first + spp - 1, each
- * split into `split` children at its first hit (callers pass 1 or
+/* A pool of path samples that the lanes of one worker draw from: every
+ * sample of a rectangle of pixels, 2^w_log2 wide and 2^n_log2 pixels in
+ * all, item i being sample first + (i >> n_log2) of pixel i mod 2^n_log2
+ * (row-major in the rectangle), so items go out sample by sample; items of
+ * pixels outside the image are skipped. Each finished item's radiance goes
+ * to radiance[i]; whoever owns a pixel adds its samples up afterwards, in
+ * sample order. (Powers of two: integer division is a long instruction
+ * sequence on the GPU, and it cost 9% of toy-small's instructions.)
+ *
+ * Why: a GPU warp used to give each lane one pixel's samples, so it ran
+ * until the lane with the longest paths was done; Nsight Compute found the
+ * toy-small warps tracing 17.5 rays for every 9.3 of the average lane. With
+ * a pool a lane whose path ends takes the warp's next unstarted sample, of
+ * whichever pixel, and the warp waits only for the last paths begun. On the
+ * CPU a pool is one pixel and the same code runs (pw_path_trace_pixel). */
+typedef struct pw_sample_pool {
+    uint32_t x0, y0, w_log2, n_log2; /* the pixels */
+    uint32_t first, spp;             /* the samples of each */
+    uint32_t *next;                  /* items handed out (GPU: shared by the warp) */
+    pw_vec3 *radiance;               /* per item */
+} pw_sample_pool;
+
+/* The most items one pool holds (callers go through longer runs of samples in pieces). */
+#define PW_POOL_ITEMS 256
+
+PW_HD uint32_t pw_pool_take(const pw_sample_pool *pool)
+{
+#if PW_DEVICE_CODE
+    return atomicAdd(pool->next, 1u);
+#else
+    return (*pool->next)++;
+#endif
+}
+
+/* The pixel of item i. */
+PW_HD uint32_t pw_pool_x(const pw_sample_pool *pool, uint32_t i)
+{
+    return pool->x0 + (i & ((1u << pool->w_log2) - 1u));
+}
+
+PW_HD uint32_t pw_pool_y(const pw_sample_pool *pool, uint32_t i)
+{
+    return pool->y0 + ((i & ((1u << pool->n_log2) - 1u)) >> pool->w_log2);
+}
+
+/* The path of item i. */
+PW_HD pw_path pw_pool_begin(const pw_scene_view *s, const pw_render_params *prm, const pw_sample_pool *pool,
+                            uint32_t i)
+{
+    return pw_path_begin(s, prm, pw_pool_x(pool, i), pw_pool_y(pool, i), pool->first + (i >> pool->n_log2));
+}
+
+/* The next item of a pixel inside the image, or one past the last item. */
+PW_HD uint32_t pw_pool_next(const pw_sample_pool *pool, const pw_render_params *prm)
+{
+    uint32_t n_items = pool->spp << pool->n_log2, i;
+    do
+        i = pw_pool_take(pool);
+    while (i < n_items && (pw_pool_x(pool, i) >= prm->width || pw_pool_y(pool, i) >= prm->height));
+    return i;
+}
+
+/* Draws items from pool until it is empty and traces each sample's path,
+ * each split into `split` children at its first hit (callers pass 1 or
  * prm->split: with a literal 1 the compiler drops the splitting code, which
  * otherwise costs registers on the GPU even when unused), with materials of
- * kinds (likewise a literal): what the CPU and CUDA megakernels run.
+ * kinds (likewise a literal): what the CPU and CUDA megakernels run. On the
+ * GPU every lane of the warp calls it with the same pool.
  *
- * Path regeneration: when a path ends, the same loop iteration goes on with
- * the pixel's next sample, so on the GPU a lane whose path died early starts
- * a new one instead of idling until the longest path of its warp is done;
- * a warp then waits for the longest *sum* of spp path lengths, which varies
- * far less between lanes. Each sample's radiance is still added to *sum on
- * its own and in sample order, so every backend rounds alike.
+ * Path regeneration: when a path ends, the next pass of the loop begins
+ * the next item, so on the GPU a lane whose path died early starts a new
+ * one instead of idling until the longest path of its warp is done.
  *
- * Each step is the closest hit, shading, then the shadow rays shading made;
- * every lane of a GPU warp runs these phases in step. The loop has one
- * trace and one shade call site, children and new samples included: inlined
- * twice, the path code needed far more registers on the GPU (and a single
- * site for shadow rays too measured slower, as lanes then interleave tracing
- * with shading; docs/PERFORMANCE.md). Adds the rays cast to *ext_rays
- * (camera and bounce) and *shadow_rays. */
-PW_HD void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
-                               uint32_t first, uint32_t spp, uint32_t split, uint32_t kinds, pw_vec3 *sum,
-                               uint32_t *ext_rays, uint32_t *shadow_rays)
+ * Each pass is a closest hit, its shading, then the shadow rays shading
+ * made; every pass waits for all the warp's lanes before its trace
+ * (PW_WARP_ANY), so they trace together: without that, lanes that had
+ * taken different branches reached the trace at different times and the
+ * warp traced the same pass twice at half width (Nsight Compute: 17 of 32
+ * lanes in the sphere loop of toy-small). The loop has one trace and one
+ * shade call site, children and new samples included: inlined twice, the
+ * path code needed far more registers on the GPU (and a single site for
+ * shadow rays too measured slower, as lanes then interleave tracing with
+ * shading; docs/PERFORMANCE.md). Adds the rays cast to *ext_rays (camera
+ * and bounce) and *shadow_rays. */
+PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *prm, const pw_sample_pool *pool,
+                              uint32_t split, uint32_t kinds, uint32_t *ext_rays, uint32_t *shadow_rays)
 {
-    if (spp == 0)
-        return;
-    uint32_t sample = first;
-    pw_path p = pw_path_begin(s, prm, px, py, sample), parent = p;
+    uint32_t n_items = pool->spp << pool->n_log2, children = 1, k = 0;
+    uint32_t item = pw_pool_next(pool, prm);
+    int active = item < n_items, need_trace = 1;
+    pw_path p = active ? pw_pool_begin(s, prm, pool, item) : pw_path_none(), parent = p;
     pw_hit h, first_hit;
     pw_shadow_ray sh[PW_MAX_SHADOW];
     pw_vec3 L = v3s(0.0f);
-    uint32_t children = 1, k = 0;
-    int need_trace = 1;
     for (;;) {
+        /* The warp's lanes meet here, right before the trace. */
+        if (!PW_WARP_ANY(active))
+            return;
+        if (!active)
+            continue;
         int alive = 1;
         if (need_trace) {
             (*ext_rays)++;
@@ -317,6 +393,7 @@ PW_HD void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_params *p
             if (!alive)
                 pw_path_miss(s, prm, &p);
         }
+        need_trace = 1;
         if (alive) {
             if (p.depth == 0 && split > 1 && children == 1) {
                 children = split;
@@ -333,23 +410,45 @@ PW_HD void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_params *p
                     p.L = v3_add(p.L, sh[i].contrib);
             }
         }
-        need_trace = 1;
         if (alive)
             continue;
-        L = v3_add(L, p.L); /* 0 + L is exactly L: unsplit paths are unchanged */
-        if (++k < children) {
-            p = pw_path_child(&parent, k, children);
-            h = first_hit;
-            need_trace = 0;
-            continue;
+        /* Children's radiance is summed in L; without splitting L stays
+         * unused, so that it takes no registers across the loop. */
+        if (split > 1) {
+            L = v3_add(L, p.L); /* 0 + L is exactly L: unsplit paths are unchanged */
+            if (++k < children) {
+                p = pw_path_child(&parent, k, children);
+                h = first_hit;
+                need_trace = 0;
+                continue;
+            }
         }
-        pw_path_accumulate(sum, L);
-        if (++sample - first >= spp)
-            return;
-        p = pw_path_begin(s, prm, px, py, sample);
-        L = v3s(0.0f);
-        children = 1;
-        k = 0;
+        pool->radiance[item] = split > 1 ? L : p.L;
+        item = pw_pool_next(pool, prm);
+        active = item < n_items;
+        if (active) {
+            p = pw_pool_begin(s, prm, pool, item);
+            L = v3s(0.0f);
+            children = 1;
+            k = 0;
+        }
+    }
+}
+
+/* spp whole paths of pixel (px, py), samples first .. first + spp - 1,
+ * added to *sum one by one in sample order, as on every backend, so that
+ * the sums round alike (arguments as for pw_path_trace_pool). */
+PW_HD void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
+                               uint32_t first, uint32_t spp, uint32_t split, uint32_t kinds, pw_vec3 *sum,
+                               uint32_t *ext_rays, uint32_t *shadow_rays)
+{
+    pw_vec3 radiance[PW_POOL_ITEMS];
+    for (uint32_t done = 0; done < spp; done += PW_POOL_ITEMS) {
+        uint32_t next = 0, n = spp - done < PW_POOL_ITEMS ? spp - done : PW_POOL_ITEMS;
+        pw_sample_pool pool = {px, py, 0, 0, first + done, n, &next, radiance};
+        pw_path_trace_pool(s, prm, &pool, split, kinds, ext_rays, shadow_rays);
+        for (uint32_t k = 0; k < n; k++)
+            pw_path_accumulate(sum, radiance[k]);
     }
 }
 

@@ -1,5 +1,5 @@
 /* CUDA megakernel: one thread walks whole paths for one pixel, calling the
- * same pw_path_trace_pixel as the CPU backend. Accumulation stays on the device
+ * same path loop as the CPU backend (pw_path_trace_pool). Accumulation stays on the device
  * until the image is read. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,14 +34,27 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 #define ONLY_SPHERES 1
 #define ONLY_TRIANGLES 2
 
-/* One pixel's samples, with path regeneration (pw_path_trace_pixel): each
- * added on its own, in order, as on every backend, so their sums round
+/* Each warp renders one tile of pixels, 2^w_log2 wide and 2^n_log2 in
+ * all (32 to PW_POOL_ITEMS), tile after tile across the image (tile_shape). */
+typedef struct mega_tiles {
+    uint32_t w_log2, n_log2, nx; /* nx: tiles across the image */
+    uint32_t chunk;              /* samples of each pixel in one pool */
+} mega_tiles;
+
+/* One warp's tile, spp samples of each of its pixels (samples sample_base
+ * ...), with path regeneration from the warp's sample pool
+ * (pw_path_trace_pool): a lane whose path ends takes the warp's next
+ * unstarted sample, of any pixel of the tile, so the warp waits only for
+ * the last paths begun, not for the lane whose pixel had the longest ones
+ * (with one sample per pixel and launch there is nothing to hand out, and
+ * the lanes trace one path each). Finished samples' radiance waits in shared memory until the lanes add each pixel's
+ * samples up in sample order, as on every backend, so their sums round
  * alike. split is 1 (a literal, so the splitting code compiles away) or
  * prm.split; light_mode, list and wide are literals or MEGA_ANY. */
-__device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
-                                                  uint32_t spp, uint32_t sample_base, unsigned long long *counters,
-                                                  uint32_t split, uint32_t kinds, int light_mode, int list, int wide,
-                                                  int only)
+__device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
+                                                 uint32_t spp, uint32_t sample_base, unsigned long long *counters,
+                                                 mega_tiles tiles, uint32_t split, uint32_t kinds, int light_mode,
+                                                 int list, int wide, int only)
 {
     pw_render_params prm = *prm_in;
     if (light_mode != MEGA_ANY)
@@ -57,19 +70,45 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
         view->n_spheres = 0;
         __builtin_assume(view->n_tris != 0);
     }
+    uint32_t n_shared_spheres = view->flat_spheres ? view->n_spheres : 0;
     pw_cuda_spheres_to_shared(view);
-    uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+
+    __shared__ uint32_t next_item[PW_CUDA_MAX_WARPS];
+    /* A block's warps take tiles one above the other (8x8 pixels a block). */
+    uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u;
+    uint32_t tile_x = blockIdx.x % tiles.nx, tile_y = blockIdx.x / tiles.nx * (blockDim.x / 32u) + warp;
+    uint32_t npix = 1u << tiles.n_log2, per_chunk = tiles.chunk;
+    pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (tiles.n_log2 - tiles.w_log2),
+                           tiles.w_log2, tiles.n_log2, 0, 0, &next_item[warp],
+                           (pw_vec3 *)(pw_shared_spheres + n_shared_spheres) + ((warp * per_chunk) << tiles.n_log2)};
     uint32_t ext = 0, shadow = 0;
-    if (x < prm.width && y < prm.height) {
-        size_t i = (size_t)y * prm.width + x;
-        pw_vec3 acc = v3(sum[3 * i + 0], sum[3 * i + 1], sum[3 * i + 2]);
-        pw_path_trace_pixel(view, &prm, x, y, sample_base, spp, split, kinds, &acc, &ext, &shadow);
-        sum[3 * i + 0] = acc.x;
-        sum[3 * i + 1] = acc.y;
-        sum[3 * i + 2] = acc.z;
+    for (uint32_t done = 0; done < spp && pool.y0 < prm.height; done += per_chunk) {
+        pool.first = sample_base + done;
+        pool.spp = min(spp - done, per_chunk);
+        if (lane == 0)
+            next_item[warp] = 0;
+        __syncwarp();
+        pw_path_trace_pool(view, &prm, &pool, split, kinds, &ext, &shadow);
+        __syncwarp();
+        for (uint32_t j = lane; j < npix; j += 32u) {
+            uint32_t x = pw_pool_x(&pool, j), y = pw_pool_y(&pool, j);
+            if (x >= prm.width || y >= prm.height)
+                continue;
+            float *px = sum + 3 * ((size_t)y * prm.width + x);
+            pw_vec3 acc = v3(px[0], px[1], px[2]);
+            for (uint32_t k = 0; k < pool.spp; k++)
+                pw_path_accumulate(&acc, pool.radiance[(k << tiles.n_log2) + j]);
+            px[0] = acc.x;
+            px[1] = acc.y;
+            px[2] = acc.z;
+        }
+        __syncwarp();
     }
     count_rays(counters, ext, shadow);
 }
+
+/* Blocks of two warps (measured best as 8x8 pixel blocks, docs/PERFORMANCE.md). */
+#define MEGA_WARPS 2
 
 /* At most 256 threads a block and 64 registers a thread: 50% occupancy.
  * The kernel wants ~93 registers; capping it at 64 spills a little but
@@ -77,9 +116,10 @@ __device__ __forceinline__ static void mega_pixel(pw_scene_view *view, const pw_
 #define MEGA_KERNEL(name, split, kinds, light_mode, list, wide, only)                                              \
     __global__ void __launch_bounds__(256, 4)                                                                      \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
-             uint32_t sample_base, unsigned long long *counters)                                                   \
+             uint32_t sample_base, unsigned long long *counters, mega_tiles tiles)                                 \
     {                                                                                                              \
-        mega_pixel(&view, &prm, sum, spp, sample_base, counters, split, kinds, light_mode, list, wide, only);      \
+        mega_tile(&view, &prm, sum, spp, sample_base, counters, tiles, split, kinds, light_mode, list, wide,       \
+                  only);                                                                                           \
     }
 
 /* Basic materials, no splitting: any light mode, the list or the binary BVH. */
@@ -97,21 +137,26 @@ MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, 0, 
  * mode of toy-small and rtiow. */
 MEGA_KERNEL(pw_megakernel_nolight_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 0, 0, ONLY_SPHERES)
 MEGA_KERNEL(pw_megakernel_nolight_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, 0, ONLY_SPHERES)
-/* Ray splitting, microfacet materials, textures or delta lights: a kernel of
- * its own, so that the registers they need do not burden renders without. */
+/* Microfacet materials, textures or delta lights: kernels of their own,
+ * so that the registers they need do not burden renders without; and the
+ * same with ray splitting. */
+MEGA_KERNEL(pw_megakernel_all, 1, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY, 0, 0)
+MEGA_KERNEL(pw_megakernel_all_wide, 1, PW_KINDS_ALL, MEGA_ANY, 0, 1, 0)
 MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY, 0, 0)
 MEGA_KERNEL(pw_megakernel_split_wide, prm.split, PW_KINDS_ALL, MEGA_ANY, 0, 1, 0)
 
 typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, uint32_t, uint32_t,
-                               unsigned long long *);
+                               unsigned long long *, mega_tiles);
 
 /* The smallest kernel that renders this frame. PATHWAVE_MEGA_GENERAL=1
  * keeps the general ones, to compare. */
 static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
 {
     const pw_scene_view *v = &c->scene.view;
-    if (r->params.split > 1 || r->params.kinds != PW_KINDS_BASIC)
+    if (r->params.split > 1)
         return v->wide_bvh ? pw_megakernel_split_wide : pw_megakernel_split;
+    if (r->params.kinds != PW_KINDS_BASIC)
+        return v->wide_bvh ? pw_megakernel_all_wide : pw_megakernel_all;
     if (v->wide_bvh)
         return pw_megakernel_wide;
     const char *general = getenv("PATHWAVE_MEGA_GENERAL");
@@ -160,17 +205,28 @@ extern "C" int pw_cuda_usable(void)
     return 1;
 }
 
-/* Block shape: 8x8 measured best on the toy scene (docs/PERFORMANCE.md);
- * PATHWAVE_CUDA_BLOCK=WxH overrides it for tuning. */
-static dim3 block_shape(void)
+/* A warp's tile: 8x4 pixels, one a lane. Larger tiles (more samples to
+ * hand out when a launch takes one sample per pixel) measured slower: a
+ * 1280x720 frame then makes too few warps to fill the GPU (toy 8,627 Mray/s
+ * with 8x4 tiles, 4,966 with 16x8; equal at 3840x2160).
+ * PATHWAVE_MEGA_TILE=WxH (powers of two, 32 to 256 pixels) sets another
+ * shape, for tuning. A pool holds at most 8 samples of each pixel: its
+ * radiance takes shared memory, which comes out of the L1 cache. */
+static mega_tiles tile_shape(uint32_t width, uint32_t spp)
 {
-    const char *e = getenv("PATHWAVE_CUDA_BLOCK");
-    unsigned w = 8, h = 8;
-    if (e && (sscanf(e, "%ux%u", &w, &h) != 2 || w * h % 32 != 0 || w * h > 256 || w == 0 || h == 0)) {
-        w = 8;
-        h = 8;
-    }
-    return dim3(w, h, 1);
+    unsigned w = 8, h = 4, ew, eh;
+    const char *e = getenv("PATHWAVE_MEGA_TILE");
+    if (e && sscanf(e, "%ux%u", &ew, &eh) == 2 && ew && eh && !(ew & (ew - 1)) && !(eh & (eh - 1)) &&
+        ew * eh >= 32 && ew * eh <= PW_POOL_ITEMS)
+        w = ew, h = eh;
+    mega_tiles t;
+    t.w_log2 = (uint32_t)__builtin_ctz(w);
+    t.n_log2 = (uint32_t)__builtin_ctz(w * h);
+    t.nx = (width + w - 1) / w;
+    t.chunk = spp < 8 ? spp : 8;
+    if (t.chunk << t.n_log2 > PW_POOL_ITEMS)
+        t.chunk = PW_POOL_ITEMS >> t.n_log2;
+    return t;
 }
 
 static pw_status create(pw_renderer *r, cuda_state *c)
@@ -196,7 +252,6 @@ static pw_status create(pw_renderer *r, cuda_state *c)
     r->stats.device_bytes = c->scene.bytes + npix * 3 * sizeof(float) + 2 * sizeof(unsigned long long);
     PW_CUDA_TRY(cudaEventCreate(&c->ev_start));
     PW_CUDA_TRY(cudaEventCreate(&c->ev_stop));
-    c->block = block_shape();
     /* Measured on the toy scenes: a brute-force loop over spheres in shared
      * memory beats the BVH for the 9 spheres of toy-small, loses to it for
      * the 46 of toy (docs/PERFORMANCE.md). PATHWAVE_CUDA_FLAT=N sets the
@@ -226,13 +281,17 @@ extern "C" pw_status pw_cuda_create(pw_renderer *r)
 extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
 {
     cuda_state *c = (cuda_state *)r->cuda;
-    dim3 grid((r->params.width + c->block.x - 1) / c->block.x, (r->params.height + c->block.y - 1) / c->block.y, 1);
+    mega_tiles tiles = tile_shape(r->params.width, (uint32_t)spp);
+    uint32_t tile_h = 1u << (tiles.n_log2 - tiles.w_log2), ny = (r->params.height + tile_h - 1) / tile_h;
+    uint32_t n_blocks = tiles.nx * ((ny + MEGA_WARPS - 1) / MEGA_WARPS);
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
-    size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
+    /* Dynamic shared memory: the spheres of a flat scene, then each warp's pool of radiance. */
+    size_t smem = (c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0) +
+                  ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3);
     mega_kernel_fn kernel = pick_kernel(r, c);
-    kernel<<<grid, c->block, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
-                                     c->d_counters);
+    kernel<<<n_blocks, 32 * MEGA_WARPS, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
+                                                c->d_counters, tiles);
     PW_CUDA_LAUNCH_CHECK("pw_megakernel");
     unsigned long long counters[2];
     pw_status st = pw_cuda_finish_frame(r, c, 0, c->d_counters, counters);

@@ -5,6 +5,8 @@
 #include "backend/cuda/cuda_scene.h"
 
 #define PW_CUDA_FLAT_MAX 16
+/* Blocks have at most 256 threads (__launch_bounds__ of the kernels). */
+#define PW_CUDA_MAX_WARPS 8
 
 typedef struct cuda_state {
     pw_cuda_scene scene;
@@ -12,7 +14,6 @@ typedef struct cuda_state {
     unsigned long long *d_counters; /* [0] camera + bounce rays, [1] shadow rays */
     cudaEvent_t ev_start, ev_stop;
     uint32_t samples_done;          /* every pixel has this many samples */
-    dim3 block;
     struct cuda_wave *wave;         /* the CUDA wavefront's buffers, made on first use */
 } cuda_state;
 
