@@ -18,6 +18,8 @@ mkdir -p carry/bin carry/lib carry/shared/scenes
 cp build-gpu/pathwave build-gpu/tests/gpu/test_gpu build-gpu/tests/test_analytic build-gpu/tests/test_furnace \
    build-gpu/tests/test_texture build-gpu/tests/test_delta_lights build-gpu/tests/test_convergence \
    build-gpu/tests/test_pbrt_scenes build-gpu/tests/test_gltf_materials carry/bin/
+# Symbols off: the device's transfer limit is 64 MiB, working tree included.
+strip carry/bin/*
 grep -E "Compiling entry function .* for 'sm_90'|registers|spill|stack" build-gpu/build.log |
     grep -A2 "for 'sm_90'" | grep -v '^--' > carry/ptxas.txt || true
 # Every library the binaries load that is not part of a base Ubuntu system.
@@ -27,5 +29,6 @@ done
 for d in stanford-bunny sponza-dabrovic bitterli-cornell-box bitterli-veach-mis hdri gltf-samples; do
     [ -d "$SHARED/scenes/$d" ] && cp -r "$SHARED/scenes/$d" carry/shared/scenes/
 done
-rm -rf carry/shared/scenes/stanford-bunny/bun_zipper_res* carry/shared/scenes/bitterli-cornell-box/reference/*.png
+rm -rf carry/shared/scenes/stanford-bunny/bun_zipper_res* carry/shared/scenes/bitterli-cornell-box/reference/*.png \
+       carry/shared/scenes/hdri/studio_small_03_1k.hdr
 du -sh carry
