@@ -1,8 +1,10 @@
 /* BVH traversal against brute force: for thousands of random rays over
  * random triangles, spheres, a mix, degenerate layouts and real meshes, the
  * closest hit of pw_bvh_trace (the binary BVH), pw_bvh4_trace (the 4-wide
- * BVH every backend traces, collapsed from it) and pw_bvh8_trace (the
- * CPU's 8-wide AVX2 BVH for sphere scenes, converted from it) is the one a
+ * BVH every backend traces, collapsed from it), pw_bvh8_trace (the
+ * CPU's 8-wide AVX2 BVH for sphere scenes, converted from it) and, for
+ * scenes of at most 64 spheres, pw_trace_sphere_groups (what the GPU traces
+ * for them) is the one a
  * loop over every primitive finds (same t, same primitive except at exact
  * ties), any-hit agrees on hit or miss, and ray intervals (tmin, tmax) are
  * honoured. Also: the tree's structure is sound, and the build is the same
@@ -16,6 +18,7 @@
 #include "accel/bvh8_cpu.h"
 #include "accel/bvh4.h"
 #include "accel/bvh_traverse.h"
+#include "accel/sphere_groups.h"
 #include "scene/scene.h"
 
 static int brute_trace(const pw_scene_view *v, pw_ray r, float tmin, float tmax, pw_hit *h)
@@ -49,18 +52,32 @@ typedef struct accel {
     pw_scene_view v;
     pw_bvh8 b8;
     int has_b8;
+    pw_sphere_groups g;
+    pw_scene_view vg; /* v with the sphere groups */
+    int has_groups;
 } accel;
 
 static void accel_init(accel *a, const pw_scene *s)
 {
     a->v = pw_scene_host_view(s, 1.0f);
     a->has_b8 = pw_bvh8_build(&a->v, &a->b8);
+    a->has_groups = pw_sphere_groups_build(&a->v, 8, 8, &a->g);
+    a->vg = a->v;
+    if (a->has_groups) {
+        a->vg.groups = a->g.groups;
+        a->vg.group_spheres = a->g.spheres;
+        a->vg.group_prims = a->g.prims;
+        a->vg.n_groups = a->g.n_groups;
+        a->vg.flat_spheres = PW_FLAT_GROUPS;
+    }
 }
 
 static void accel_free(accel *a)
 {
     if (a->has_b8)
         pw_bvh8_free(&a->b8);
+    if (a->has_groups)
+        pw_sphere_groups_free(&a->g);
 }
 
 typedef int (*trace_fn)(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h);
@@ -78,6 +95,11 @@ static int trace_bvh4(const accel *a, pw_ray r, float tmin, float tmax, int any_
 static int trace_bvh8(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h)
 {
     return pw_bvh8_trace(&a->v, &a->b8, r, tmin, tmax, any_hit, h);
+}
+
+static int trace_groups(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h)
+{
+    return pw_trace_sphere_groups(&a->vg, r, tmin, tmax, any_hit, h);
 }
 
 /* One closest-hit and one any-hit query of one structure against brute force. */
@@ -123,6 +145,8 @@ static void check_closest(const accel *a, pw_ray r, float tmin, float tmax, int 
     check_one(a, trace_bvh4, "4-wide BVH", r, tmin, tmax, &hb, fb, ray_id, c);
     if (a->has_b8)
         check_one(a, trace_bvh8, "8-wide BVH", r, tmin, tmax, &hb, fb, ray_id, c);
+    if (a->has_groups)
+        check_one(a, trace_groups, "sphere groups", r, tmin, tmax, &hb, fb, ray_id, c);
     c->hits += fb;
     c->rays++;
 }
@@ -368,6 +392,32 @@ static void random_spheres(void **state)
     pw_scene_free(s);
 }
 
+/* Small sphere scenes, which the GPU traces as sphere groups: random ones
+ * of 1 to 64 spheres, and the toy scene. */
+static void few_spheres(void **state)
+{
+    (void)state;
+    const int counts[] = {5, 8, 9, 30, 64};
+    for (int k = 0; k < 5; k++) {
+        uint32_t mat;
+        pw_scene *s = new_scene("few spheres", &mat);
+        test_rng g = {300 + (uint64_t)k};
+        add_random_spheres(s, &g, counts[k], 10.0f, mat);
+        run_scene(s, 1000, 11.0f, 1100 + (uint64_t)k, 0);
+        accel a;
+        accel_init(&a, s);
+        assert_true(a.has_groups);
+        assert_true(a.g.n_groups >= (uint32_t)(counts[k] + 7) / 8 && a.g.n_groups <= 8 &&
+                    a.g.n_spheres == (uint32_t)counts[k]);
+        accel_free(&a);
+        pw_scene_free(s);
+    }
+    pw_scene *toy;
+    assert_int_equal(pw_scene_builtin("toy", &toy), PW_OK);
+    run_scene(toy, 2000, 110.0f, 1200, 0);
+    pw_scene_free(toy);
+}
+
 static void random_mix(void **state)
 {
     (void)state;
@@ -569,6 +619,7 @@ int main(int argc, char **argv)
     const char *group = argc > 1 ? argv[1] : "synthetic";
     const struct CMUnitTest synthetic[] = {
         cmocka_unit_test(random_triangles),   cmocka_unit_test(random_spheres),
+        cmocka_unit_test(few_spheres),
         cmocka_unit_test(random_mix),         cmocka_unit_test(degenerate_layouts),
         cmocka_unit_test(build_is_thread_independent),
     };

@@ -8,6 +8,7 @@
 
 #include "accel/bvh8_flat.h"
 #include "accel/bvh_traverse.h"
+#include "accel/sphere_groups.h"
 
 #ifdef PW_BVH8_HAVE_AVX2
 
@@ -169,52 +170,15 @@ static int32_t convert(conv *c, uint32_t n)
     return is_leaf(c, n) ? make_leaf(c, n) : make_inner(c, n);
 }
 
-/* Surface area of the box around spheres order[first .. end). */
-static float run_area(const pw_scene_view *s, const uint32_t *order, uint32_t first, uint32_t end)
-{
-    float lo[3] = {PW_INF, PW_INF, PW_INF}, hi[3] = {-PW_INF, -PW_INF, -PW_INF};
-    for (uint32_t i = first; i < end; i++) {
-        pw_sphere sp = s->spheres[order[i]];
-        float c[3] = {sp.c.x, sp.c.y, sp.c.z};
-        for (int a = 0; a < 3; a++) {
-            lo[a] = pw_minf(lo[a], c[a] - sp.r);
-            hi[a] = pw_maxf(hi[a], c[a] + sp.r);
-        }
-    }
-    float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
-    return dx * dy + dy * dz + dz * dx;
-}
-
-/* Flat mode: the spheres in the binary BVH's leaf order, which keeps
- * neighbours together, cut into at most 8 runs of at most 8 so that the
- * runs' boxes have the least total surface area (dynamic programming over
- * the cut points): the chance that a ray enters a box, and so tests its
- * block, grows with the box's area. */
+/* Flat mode: the sphere groups' runs (accel/sphere_groups.h) as blocks of
+ * 8, their boxes the children of one node. */
 static int build_flat(const pw_scene_view *s, pw_bvh8 *b)
 {
-    enum { N = PW_BVH8_FLAT_SPHERES, W = PW_BVH8_WIDTH };
-    uint32_t n = s->n_spheres, order[N];
-    for (uint32_t i = 0; i < n; i++)
-        order[i] = s->prim_ref[i];
-    /* cost[i][k]: least area covering order[0 .. i) with k runs; from[i][k]: where the last run starts. */
-    float cost[N + 1][W + 1];
-    uint32_t from[N + 1][W + 1];
-    for (uint32_t i = 0; i <= n; i++)
-        for (uint32_t k = 0; k <= W; k++)
-            cost[i][k] = i == 0 && k == 0 ? 0.0f : PW_INF;
-    for (uint32_t i = 1; i <= n; i++)
-        for (uint32_t j = i > W ? i - W : 0; j < i; j++) {
-            float a = run_area(s, order, j, i);
-            for (uint32_t k = 1; k <= W; k++)
-                if (cost[j][k - 1] + a < cost[i][k]) {
-                    cost[i][k] = cost[j][k - 1] + a;
-                    from[i][k] = j;
-                }
-        }
-    uint32_t runs = 1;
-    for (uint32_t k = 2; k <= W; k++)
-        if (cost[n][k] < cost[n][runs])
-            runs = k;
+    enum { W = PW_BVH8_WIDTH };
+    uint32_t order[PW_GROUPS_MAX_SPHERES], first[PW_GROUPS_MAX + 1];
+    uint32_t runs = pw_sphere_groups_cut(s, W, W, order, first);
+    if (runs == 0)
+        return 0;
     b->nodes = calloc(1, sizeof *b->nodes);
     b->blocks = calloc(runs, sizeof *b->blocks);
     if (!b->nodes || !b->blocks)
@@ -229,29 +193,24 @@ static int build_flat(const pw_scene_view *s, pw_bvh8 *b)
         }
         nd->child[k] = k < (int)runs ? k : INT32_MIN;
     }
-    uint32_t end = n;
-    for (uint32_t k = runs; k-- > 0;) {
-        uint32_t first = from[end][k + 1];
+    for (uint32_t k = 0; k < runs; k++) {
+        float lo[3], hi[3];
+        pw_sphere_groups_box(s, order, first[k], first[k + 1], lo, hi);
+        for (int a = 0; a < 3; a++) {
+            nd->lo[a][k] = lo[a];
+            nd->hi[a][k] = hi[a];
+        }
         pw_sphere8 *blk = &b->blocks[k];
         for (uint32_t lane = 0; lane < W; lane++) {
-            if (first + lane < end) {
-                pw_sphere sp = s->spheres[order[first + lane]];
-                float c[3] = {sp.c.x, sp.c.y, sp.c.z};
-                /* The box is padded so that rounding in the slab test never
-                 * culls a sphere at its tangent points. */
-                float pad = (fabsf(c[0]) + fabsf(c[1]) + fabsf(c[2]) + sp.r) * 0x1p-16f;
-                for (int a = 0; a < 3; a++) {
-                    nd->lo[a][k] = pw_minf(nd->lo[a][k], c[a] - sp.r - pad);
-                    nd->hi[a][k] = pw_maxf(nd->hi[a][k], c[a] + sp.r + pad);
-                }
+            if (first[k] + lane < first[k + 1]) {
+                pw_sphere sp = s->spheres[order[first[k] + lane]];
                 blk->cx[lane] = sp.c.x, blk->cy[lane] = sp.c.y, blk->cz[lane] = sp.c.z, blk->r2[lane] = sp.r * sp.r;
-                blk->prim[lane] = order[first + lane];
+                blk->prim[lane] = order[first[k] + lane];
             } else {
                 blk->cx[lane] = PW_INF, blk->cy[lane] = blk->cz[lane] = blk->r2[lane] = 0.0f;
                 blk->prim[lane] = PW_NO_HIT;
             }
         }
-        end = first;
     }
     b->flat = 1;
     return 1;
@@ -260,7 +219,7 @@ static int build_flat(const pw_scene_view *s, pw_bvh8 *b)
 int pw_bvh8_build(const pw_scene_view *s, pw_bvh8 *out)
 {
     memset(out, 0, sizeof *out);
-    if (s->n_tris == 0 && s->n_spheres > 0 && s->n_spheres <= PW_BVH8_FLAT_SPHERES) {
+    if (s->n_tris == 0 && s->n_spheres > 0 && s->n_spheres <= PW_GROUPS_MAX_SPHERES) {
         if (build_flat(s, out))
             return 1;
         pw_bvh8_free(out);

@@ -53,13 +53,11 @@ typedef struct pw_bvh8 {
     uint32_t *tri_prims; /* primitive ids of the triangles of all leaves */
     uint32_t n_nodes, n_leaves, n_blocks, n_tri_prims;
     int root_is_leaf;
-    /* Flat mode (at most PW_BVH8_FLAT_SPHERES spheres, no triangles): no
-     * tree, only blocks[0 .. n_blocks) and their boxes as the children of
-     * nodes[0] (accel/bvh8_flat.h). */
+    /* Flat mode (at most PW_GROUPS_MAX_SPHERES spheres, no triangles): no
+     * tree, only blocks[0 .. n_blocks), the sphere groups' runs, and their
+     * boxes as the children of nodes[0] (accel/bvh8_flat.h). */
     int flat;
 } pw_bvh8;
-
-#define PW_BVH8_FLAT_SPHERES 64
 
 /* Converts the binary BVH of the view; returns 0 when out of memory or when
  * this build has no AVX2 path (the caller then traces the binary BVH). */

@@ -6,6 +6,7 @@
 #include "accel/bvh4.h"
 #include "accel/bvh8_flat.h"
 #include "accel/bvh_traverse.h"
+#include "accel/sphere_groups.h"
 
 /* Small sphere-only scenes: every sphere against the ray. With the spheres
  * in shared memory this beats any tree (BENCHMARKS.md B1 anchors). */
@@ -46,8 +47,10 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
         return pw_bvh8_trace(s, (const pw_bvh8 *)s->cpu_bvh8, r, tmin, tmax, any_hit, hit);
     }
 #endif
-    if (s->flat_spheres)
+    if (s->flat_spheres == PW_FLAT_LIST)
         return pw_trace_sphere_list(s, r, tmin, tmax, any_hit, hit);
+    if (s->flat_spheres == PW_FLAT_GROUPS)
+        return pw_trace_sphere_groups(s, r, tmin, tmax, any_hit, hit);
     if (s->wide_bvh)
         return pw_bvh4_trace(s, r, tmin, tmax, any_hit, hit);
     return pw_bvh_trace(s, r, tmin, tmax, any_hit, hit);

@@ -184,6 +184,20 @@ typedef struct pw_delta_light {
 PW_SIZE_CHECK(pw_delta_light, 24);
 
 
+/* 32 bytes: a run of spheres and its box (accel/sphere_groups.h). */
+typedef struct pw_sphere_group {
+    float lo[3];
+    uint32_t first; /* into group_spheres */
+    float hi[3];
+    uint32_t count;
+} pw_sphere_group;
+PW_SIZE_CHECK(pw_sphere_group, 32);
+
+/* How a sphere-only scene's rays find their hits (pw_scene_view.flat_spheres). */
+#define PW_FLAT_NONE 0u   /* through the BVH */
+#define PW_FLAT_LIST 1u   /* every sphere against every ray */
+#define PW_FLAT_GROUPS 2u /* runs of spheres behind their boxes (accel/sphere_groups.h) */
+
 typedef struct pw_scene_view {
     const pw_sphere *spheres;
     const uint32_t *sphere_mat;
@@ -218,7 +232,11 @@ typedef struct pw_scene_view {
 
     const void *cpu_bvh8; /* CPU only: an 8-wide BVH traced instead of nodes (accel/bvh8_cpu.h) */
     uint32_t wide_bvh;     /* trace nodes4 rather than nodes (the renderer picks, docs/PERFORMANCE.md) */
-    uint32_t flat_spheres; /* spheres only and few of them: test them all, no BVH (the GPU keeps them in shared memory) */
+    uint32_t flat_spheres; /* a PW_FLAT_*: spheres only and few of them, no BVH (the GPU keeps them in shared memory) */
+    const pw_sphere_group *groups;    /* PW_FLAT_GROUPS: the runs */
+    const pw_sphere *group_spheres;   /* their spheres in run order */
+    const uint32_t *group_prims;      /* and those spheres' ids */
+    uint32_t n_groups;
 
     pw_env env;
     float env_prob; /* probability that a light sample goes to the environment map (0 without one) */

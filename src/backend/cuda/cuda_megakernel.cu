@@ -8,6 +8,7 @@
 #include "api/renderer.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
+#include "accel/sphere_groups.h"
 #include "integrator/path.h"
 
 /* Rays are counted per thread, summed across the warp, and added to the
@@ -70,7 +71,7 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
         view->n_spheres = 0;
         __builtin_assume(view->n_tris != 0);
     }
-    uint32_t n_shared_spheres = view->flat_spheres ? view->n_spheres : 0;
+    size_t flat_bytes = pw_cuda_flat_bytes(view);
     pw_cuda_spheres_to_shared(view);
 
     __shared__ uint32_t next_item[PW_CUDA_MAX_WARPS];
@@ -80,7 +81,7 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     uint32_t npix = 1u << tiles.n_log2, per_chunk = tiles.chunk;
     pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (tiles.n_log2 - tiles.w_log2),
                            tiles.w_log2, tiles.n_log2, 0, 0, &next_item[warp],
-                           (pw_vec3 *)(pw_shared_spheres + n_shared_spheres) + ((warp * per_chunk) << tiles.n_log2)};
+                           (pw_vec3 *)((char *)pw_shared_spheres + flat_bytes) + ((warp * per_chunk) << tiles.n_log2)};
     uint32_t ext = 0, shadow = 0;
     for (uint32_t done = 0; done < spp && pool.y0 < prm.height; done += per_chunk) {
         pool.first = sample_base + done;
@@ -129,14 +130,16 @@ MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY, 0, 0)
  * slower: docs/PERFORMANCE.md). */
 MEGA_KERNEL(pw_megakernel_wide, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 1, 0)
 MEGA_KERNEL(pw_megakernel_mesh, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 0, ONLY_TRIANGLES)
-/* The toy estimator on sphere-only scenes, over the BVH (toy) and over the
- * sphere list (16 spheres or fewer): no triangle code at all. */
-MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 0, 0, ONLY_SPHERES)
-MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, 0, ONLY_SPHERES)
+/* The toy estimator on sphere-only scenes, over the BVH, the sphere list
+ * (16 spheres or fewer) and the sphere groups (64 or fewer: toy): no
+ * triangle code at all. */
+MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_NONE, 0, ONLY_SPHERES)
+MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_LIST, 0, ONLY_SPHERES)
+MEGA_KERNEL(pw_megakernel_toy_groups, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_GROUPS, 0, ONLY_SPHERES)
 /* The same without light sampling (emission counted when hit), the light
  * mode of toy-small and rtiow. */
-MEGA_KERNEL(pw_megakernel_nolight_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 0, 0, ONLY_SPHERES)
-MEGA_KERNEL(pw_megakernel_nolight_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, 0, ONLY_SPHERES)
+MEGA_KERNEL(pw_megakernel_nolight_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_NONE, 0, ONLY_SPHERES)
+MEGA_KERNEL(pw_megakernel_nolight_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_LIST, 0, ONLY_SPHERES)
 /* Microfacet materials, textures or delta lights: kernels of their own,
  * so that the registers they need do not burden renders without; and the
  * same with ray splitting. */
@@ -165,9 +168,11 @@ static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
     if (v->n_spheres == 0)
         return pw_megakernel_mesh;
     if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_TOY)
-        return v->flat_spheres ? pw_megakernel_toy_list : pw_megakernel_toy_bvh;
-    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE)
-        return v->flat_spheres ? pw_megakernel_nolight_list : pw_megakernel_nolight_bvh;
+        return v->flat_spheres == PW_FLAT_LIST     ? pw_megakernel_toy_list
+               : v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_toy_groups
+                                                   : pw_megakernel_toy_bvh;
+    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE && v->flat_spheres != PW_FLAT_GROUPS)
+        return v->flat_spheres == PW_FLAT_LIST ? pw_megakernel_nolight_list : pw_megakernel_nolight_bvh;
     return pw_megakernel;
 }
 
@@ -253,14 +258,31 @@ static pw_status create(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaEventCreate(&c->ev_start));
     PW_CUDA_TRY(cudaEventCreate(&c->ev_stop));
     /* Measured on the toy scenes: a brute-force loop over spheres in shared
-     * memory beats the BVH for the 9 spheres of toy-small, loses to it for
-     * the 46 of toy (docs/PERFORMANCE.md). PATHWAVE_CUDA_FLAT=N sets the
-     * largest sphere count that uses the list (0: never), for comparisons. */
-    const char *flat = getenv("PATHWAVE_CUDA_FLAT");
+     * memory beats the BVH for the 9 spheres of toy-small, the sphere
+     * groups beat it for the 46 of toy (docs/PERFORMANCE.md).
+     * PATHWAVE_CUDA_FLAT=N sets the largest sphere count that uses the list
+     * (0: never), PATHWAVE_CUDA_GROUPS=0 turns the groups off, for
+     * comparisons. */
+    const char *flat = getenv("PATHWAVE_CUDA_FLAT"), *groups = getenv("PATHWAVE_CUDA_GROUPS");
     uint32_t flat_max = flat && *flat ? (uint32_t)strtoul(flat, NULL, 10) : PW_CUDA_FLAT_MAX;
     if (flat_max > 1024)
         flat_max = 1024; /* 16 KiB of shared memory */
-    c->scene.view.flat_spheres = r->scene->n_tris == 0 && r->scene->n_spheres <= flat_max;
+    c->scene.view.flat_spheres = PW_FLAT_NONE;
+    if (r->scene->n_tris == 0 && r->scene->n_spheres <= flat_max)
+        c->scene.view.flat_spheres = PW_FLAT_LIST;
+    else if (r->scene->n_tris == 0 && r->scene->n_spheres <= PW_GROUPS_MAX_SPHERES && !(groups && *groups == '0')) {
+        /* At most 8 runs of 8: measured best on toy against 16x4, 12x6,
+         * 32x2, 16x8, 24x4, 4x16, 6x11, 3x22 and 8x12 (docs/PERFORMANCE.md);
+         * PATHWAVE_GROUPS_SHAPE=RxL sets another, for comparisons. */
+        const char *shape = getenv("PATHWAVE_GROUPS_SHAPE");
+        unsigned runs = 8, len = 8, er, el;
+        if (shape && sscanf(shape, "%ux%u", &er, &el) == 2 && er >= 1 && er <= PW_GROUPS_MAX &&
+            er * el >= r->scene->n_spheres)
+            runs = er, len = el;
+        st = pw_cuda_scene_upload_groups(&r->view, runs, len, &c->scene);
+        if (st != PW_OK)
+            return st;
+    }
     return PW_OK;
 }
 
@@ -287,7 +309,7 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     /* Dynamic shared memory: the spheres of a flat scene, then each warp's pool of radiance. */
-    size_t smem = (c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0) +
+    size_t smem = pw_cuda_flat_bytes(&c->scene.view) +
                   ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3);
     mega_kernel_fn kernel = pick_kernel(r, c);
     kernel<<<n_blocks, 32 * MEGA_WARPS, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,

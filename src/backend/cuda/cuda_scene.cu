@@ -2,6 +2,8 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_scene.h"
 
+#include "accel/sphere_groups.h"
+
 #include <string.h>
 
 /* Copies n bytes of host data to a new device buffer, remembered for freeing. */
@@ -79,6 +81,28 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
         }
     }
     return PW_OK;
+}
+
+pw_status pw_cuda_scene_upload_groups(const pw_scene_view *host, uint32_t max_runs, uint32_t run_len,
+                                      pw_cuda_scene *out)
+{
+    pw_sphere_groups g;
+    if (!pw_sphere_groups_build(host, max_runs, run_len, &g))
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory");
+    pw_status st = upload(out, g.groups, g.n_groups * sizeof *g.groups, (const void **)&out->view.groups,
+                          "sphere groups");
+    if (st == PW_OK)
+        st = upload(out, g.spheres, g.n_spheres * sizeof *g.spheres, (const void **)&out->view.group_spheres,
+                    "sphere groups");
+    if (st == PW_OK)
+        st = upload(out, g.prims, g.n_spheres * sizeof *g.prims, (const void **)&out->view.group_prims,
+                    "sphere groups");
+    if (st == PW_OK) {
+        out->view.n_groups = g.n_groups;
+        out->view.flat_spheres = PW_FLAT_GROUPS;
+    }
+    pw_sphere_groups_free(&g);
+    return st;
 }
 
 void pw_cuda_scene_free(pw_cuda_scene *d)

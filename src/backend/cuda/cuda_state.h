@@ -17,8 +17,21 @@ typedef struct cuda_state {
     struct cuda_wave *wave;         /* the CUDA wavefront's buffers, made on first use */
 } cuda_state;
 
-/* Spheres of a small sphere-only scene, copied to shared memory per block
- * (launch with n_spheres * sizeof(pw_sphere) bytes of dynamic shared memory). */
+/* Bytes of dynamic shared memory a flat sphere scene takes (PW_FLAT_LIST:
+ * the spheres; PW_FLAT_GROUPS: the spheres in run order, the runs, the
+ * spheres' ids), a multiple of 16; 0 for other scenes. */
+static inline __host__ __device__ size_t pw_cuda_flat_bytes(const pw_scene_view *v)
+{
+    if (v->flat_spheres == PW_FLAT_LIST)
+        return v->n_spheres * sizeof(pw_sphere);
+    if (v->flat_spheres == PW_FLAT_GROUPS)
+        return v->n_spheres * sizeof(pw_sphere) + v->n_groups * sizeof(pw_sphere_group) +
+               (v->n_spheres * sizeof(uint32_t) + 15) / 16 * 16;
+    return 0;
+}
+
+/* A small sphere-only scene's spheres (and runs), copied to shared memory
+ * per block (launch with pw_cuda_flat_bytes of dynamic shared memory). */
 extern __shared__ pw_sphere pw_shared_spheres[];
 
 __device__ static inline void pw_cuda_spheres_to_shared(pw_scene_view *view)
@@ -26,10 +39,25 @@ __device__ static inline void pw_cuda_spheres_to_shared(pw_scene_view *view)
     if (!view->flat_spheres)
         return;
     uint32_t tid = threadIdx.x + threadIdx.y * blockDim.x, nt = blockDim.x * blockDim.y;
-    for (uint32_t i = tid; i < view->n_spheres; i += nt)
-        pw_shared_spheres[i] = view->spheres[i];
+    if (view->flat_spheres == PW_FLAT_LIST) {
+        for (uint32_t i = tid; i < view->n_spheres; i += nt)
+            pw_shared_spheres[i] = view->spheres[i];
+        __syncthreads();
+        view->spheres = pw_shared_spheres;
+        return;
+    }
+    pw_sphere_group *groups = (pw_sphere_group *)(pw_shared_spheres + view->n_spheres);
+    uint32_t *prims = (uint32_t *)(groups + view->n_groups);
+    for (uint32_t i = tid; i < view->n_spheres; i += nt) {
+        pw_shared_spheres[i] = view->group_spheres[i];
+        prims[i] = view->group_prims[i];
+    }
+    for (uint32_t i = tid; i < view->n_groups; i += nt)
+        groups[i] = view->groups[i];
     __syncthreads();
-    view->spheres = pw_shared_spheres;
+    view->group_spheres = pw_shared_spheres;
+    view->groups = groups;
+    view->group_prims = prims;
 }
 
 void pw_cuda_wave_free(cuda_state *c);

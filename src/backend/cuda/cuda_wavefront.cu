@@ -202,7 +202,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     int dev, sms, per_sm = 0;
     PW_CUDA_TRY(cudaGetDevice(&dev));
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
+    size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_extend, WAVE_BLOCK, smem));
     cw->grid = sms * (per_sm > 0 ? per_sm : 4);
     /* A queue shorter than the threads the GPU holds at once cannot hide a
@@ -272,7 +272,7 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
 {
     cuda_wave *cw = c->wave;
     cudaStream_t st = cw->stream;
-    size_t smem = c->scene.view.flat_spheres ? c->scene.view.n_spheres * sizeof(pw_sphere) : 0;
+    size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     cudaError_t e = cudaSuccess;
 #define MARK(k)                                      \
     do {                                             \

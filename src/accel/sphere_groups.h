@@ -1,0 +1,91 @@
+/* Sphere groups: a small sphere-only scene as at most 8 runs of at most 8
+ * spheres, each run with its box. A ray tests the boxes, then the spheres
+ * of the runs it enters: no tree, no stack. On the GPU the lanes of a warp
+ * run this in step (the loops have fixed bounds), where a BVH's traversal
+ * sends each lane down its own path; the CPU's AVX2 tracer uses the same
+ * runs as its flat blocks (accel/bvh8_flat.h). */
+#ifndef PW_SPHERE_GROUPS_H
+#define PW_SPHERE_GROUPS_H
+
+#include "geom/intersect.h"
+#include "scene/scene_view.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PW_GROUPS_MAX 32           /* runs (a bit mask of them per ray) */
+#define PW_GROUPS_MAX_SPHERES 64   /* scenes up to this many spheres */
+
+/* Cuts the spheres of s (at most PW_GROUPS_MAX_SPHERES, no triangles), in
+ * the binary BVH's leaf order, which keeps neighbours together, into at
+ * most max_runs runs of at most run_len spheres whose boxes have the least
+ * total surface area: the chance that a ray enters a box grows with its
+ * area. Fills order (the sphere ids, n_spheres of them) and first[0 ..
+ * runs] (run k is order[first[k] .. first[k + 1])); returns the number of
+ * runs, 0 if the spheres do not fit. */
+uint32_t pw_sphere_groups_cut(const pw_scene_view *s, uint32_t max_runs, uint32_t run_len,
+                              uint32_t order[PW_GROUPS_MAX_SPHERES], uint32_t first[PW_GROUPS_MAX + 1]);
+
+/* The box of spheres order[first .. end), padded so that rounding in the
+ * slab test never culls a sphere at its tangent points. */
+void pw_sphere_groups_box(const pw_scene_view *s, const uint32_t *order, uint32_t first, uint32_t end, float lo[3],
+                          float hi[3]);
+
+/* The groups of s, for a scene view (host memory; pw_sphere_groups_free). */
+typedef struct pw_sphere_groups {
+    pw_sphere_group *groups;
+    pw_sphere *spheres; /* in run order */
+    uint32_t *prims;    /* their sphere ids */
+    uint32_t n_groups, n_spheres;
+} pw_sphere_groups;
+
+/* Runs as pw_sphere_groups_cut makes them. Returns 0 when out of memory
+ * or when s is not a scene the groups take. */
+int pw_sphere_groups_build(const pw_scene_view *s, uint32_t max_runs, uint32_t run_len, pw_sphere_groups *out);
+void pw_sphere_groups_free(pw_sphere_groups *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Closest (or with any_hit, any) hit in (tmin, tmax) among the spheres of
+ * s's groups (s->groups, s->group_spheres, s->group_prims). The boxes are
+ * tested first into a mask; the runs are then taken in their fixed order,
+ * each sphere against the closest hit so far. */
+PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+{
+    pw_vec3 inv_d = pw_safe_inverse(r.d), oid = v3_mul(r.o, inv_d);
+    uint32_t enter = 0;
+    for (uint32_t g = 0; g < s->n_groups; g++)
+        if (pw_intersect_box(oid, inv_d, s->groups[g].lo, s->groups[g].hi, tmin, tmax) != PW_INF)
+            enter |= 1u << g;
+    int found = 0;
+    hit->prim = PW_NO_HIT;
+    hit->t = tmax;
+    hit->u = hit->v = 0.0f;
+    for (uint32_t g = 0; g < s->n_groups; g++) {
+        if (!((enter >> g) & 1u))
+            continue;
+        uint32_t end = s->groups[g].first + s->groups[g].count;
+        for (uint32_t i = s->groups[g].first; i < end; i++) {
+            pw_sphere sp = s->group_spheres[i];
+            float t = pw_intersect_sphere(r.o, r.d, sp.c, sp.r, tmin, tmax);
+            if (t > 0.0f) {
+                tmax = t;
+                hit->t = t;
+                hit->prim = i; /* a run slot until the end */
+                found = 1;
+                if (any_hit)
+                    break;
+            }
+        }
+        if (found && any_hit)
+            break;
+    }
+    if (found)
+        hit->prim = s->group_prims[hit->prim];
+    return found;
+}
+
+#endif
