@@ -132,9 +132,10 @@ typedef struct pw_settings {
     int stage_stats;   /* wavefront: time each stage (see pw_renderer_stage_stats) */
     int wave_paths;    /* wavefront: most paths in flight (0: as many as memory allows, up to one per pixel) */
     int split;         /* ray splitting: child paths per path at its first hit, 1..64 (1: off) */
+    int frame_spp;     /* samples per pixel in one benchmark frame (the scene's; toy scenes 4, BENCHMARKS.md B1) */
 } pw_settings;
 
-/* The scene's own defaults (resolution, spp, depth, light mode). */
+/* The scene's own defaults (resolution, spp, depth, light mode, benchmark frame). */
 void pw_settings_default(const pw_scene *scene, pw_settings *settings);
 
 typedef struct pw_renderer pw_renderer;

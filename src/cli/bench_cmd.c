@@ -95,7 +95,7 @@ int cmd_bench(int argc, char **argv)
     if (load != 0)
         return load;
     s.stage_stats = o.stats;
-    int spf = o.spp_per_frame ? o.spp_per_frame : (strncmp(o.scene, "toy", 3) == 0 ? 4 : 1);
+    int spf = o.spp_per_frame ? o.spp_per_frame : s.frame_spp > 0 ? s.frame_spp : 1;
     pw_renderer *r;
     if (pw_renderer_create(scene, &s, &r) != PW_OK) {
         fprintf(stderr, "pathwave: %s\n", pw_last_error());

@@ -31,6 +31,7 @@ pw_scene *pw_scene_new(const char *name)
     s->defaults.backend = PW_BACKEND_AUTO;
     s->defaults.light_mode = PW_LIGHT_MODE_MIS;
     s->defaults.cpu_bvh_width = 0;
+    s->defaults.frame_spp = 1;
     s->defaults.split = 1;
     return s;
 }
