@@ -30,6 +30,25 @@ typedef struct test_render {
     int threads;
 } test_render;
 
+/* Renders spp samples of s with settings st into a new linear RGB image
+ * (*rgb, st->width x st->height; free it). Returns the library's status;
+ * *rgb is NULL unless the render got as far as the image. */
+static inline pw_status test_render_settings(pw_scene *s, const pw_settings *st, int spp, float **rgb)
+{
+    *rgb = NULL;
+    pw_renderer *r = NULL;
+    pw_status e = pw_renderer_create(s, st, &r);
+    if (e != PW_OK)
+        return e;
+    e = pw_renderer_render(r, spp);
+    if (e == PW_OK) {
+        *rgb = malloc((size_t)st->width * st->height * 3 * sizeof **rgb);
+        e = *rgb ? pw_renderer_image(r, *rgb) : PW_ERR_OUT_OF_MEMORY;
+    }
+    pw_renderer_free(r);
+    return e;
+}
+
 /* Renders s with the scene's defaults overridden by o; returns the linear
  * RGB image (free it) or fails the test with the library's message. */
 static inline float *test_render_image(pw_scene *s, const test_render *o)
@@ -45,16 +64,9 @@ static inline float *test_render_image(pw_scene *s, const test_render *o)
     st.seed = o->seed;
     st.threads = o->threads;
     st.backend = test_backend();
-    pw_renderer *r = NULL;
-    if (pw_renderer_create(s, &st, &r) != PW_OK)
-        fail_msg("pw_renderer_create: %s", pw_last_error());
-    if (pw_renderer_render(r, o->spp) != PW_OK)
-        fail_msg("pw_renderer_render: %s", pw_last_error());
-    float *rgb = malloc((size_t)o->width * o->height * 3 * sizeof *rgb);
-    assert_non_null(rgb);
-    if (pw_renderer_image(r, rgb) != PW_OK)
-        fail_msg("pw_renderer_image: %s", pw_last_error());
-    pw_renderer_free(r);
+    float *rgb;
+    if (test_render_settings(s, &st, o->spp, &rgb) != PW_OK)
+        fail_msg("rendering %s: %s", s->name, pw_last_error());
     return rgb;
 }
 

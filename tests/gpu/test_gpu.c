@@ -1,45 +1,30 @@
 /* CUDA backend tests: the GPU megakernel against the CPU on the same seed,
  * and the errors a user gets when the GPU cannot do the work. Skipped where
  * no GPU is usable (CI compiles this but has no GPU). */
-#include "test_common.h"
+#include "test_render_util.h"
 
 #include <cuda_runtime_api.h>
 
 #include "api/renderer.h"
-#include "scene/scene.h"
-#include "pathwave.h"
 
-typedef struct image {
-    float *rgb;
-    int w, h;
-} image;
+/* One agreement check: the image and the settings the renders take. */
+typedef struct gpu_case {
+    int w, h, spp;
+    int split;      /* ray splitting (1: off) */
+    int wave_paths; /* wavefront paths in flight (0: as many as fit) */
+} gpu_case;
 
-static int split = 1;      /* ray splitting for the renders of the current test */
-static int wave_paths = 0; /* wavefront paths in flight (0: as many as fit) */
-
-static pw_status render(pw_scene *s, pw_backend b, int w, int h, int spp, image *out)
+static pw_status render(pw_scene *s, pw_backend b, const gpu_case *c, float **rgb)
 {
-    out->rgb = NULL;
     pw_settings st;
     pw_settings_default(s, &st);
-    st.width = w;
-    st.height = h;
+    st.width = c->w;
+    st.height = c->h;
     st.seed = 7;
     st.backend = b;
-    st.split = split;
-    st.wave_paths = wave_paths;
-    pw_renderer *r;
-    pw_status e = pw_renderer_create(s, &st, &r);
-    if (e != PW_OK)
-        return e;
-    e = pw_renderer_render(r, spp);
-    out->w = w;
-    out->h = h;
-    out->rgb = malloc((size_t)w * h * 3 * sizeof(float));
-    if (e == PW_OK)
-        e = pw_renderer_image(r, out->rgb);
-    pw_renderer_free(r);
-    return e;
+    st.split = c->split ? c->split : 1;
+    st.wave_paths = c->wave_paths;
+    return test_render_settings(s, &st, c->spp, rgb);
 }
 
 /* Same seed, same paths: a pixel differs only where float rounding (the GPU
@@ -50,19 +35,18 @@ static pw_status render(pw_scene *s, pw_backend b, int w, int h, int spp, image 
  * standard errors of zero, the standard error taken from the per-pixel
  * differences themselves. A real divergence (different RNG streams, a
  * missing factor) fails both by orders of magnitude. */
-static void check_agreement_with(const char *name, pw_scene *s, int w, int h, int spp, pw_backend backend)
+static void check_agreement_with(const char *name, pw_scene *s, const gpu_case *c, pw_backend backend)
 {
-    image cpu = {0}, gpu = {0};
-    assert_int_equal(render(s, PW_BACKEND_CPU, w, h, spp, &cpu), PW_OK);
-    pw_status e = render(s, backend, w, h, spp, &gpu);
-    if (e != PW_OK)
+    float *cpu, *gpu;
+    assert_int_equal(render(s, PW_BACKEND_CPU, c, &cpu), PW_OK);
+    if (render(s, backend, c, &gpu) != PW_OK)
         fail_msg("%s: %s render failed: %s", name, pw_backend_name(backend), pw_last_error());
-    size_t n = (size_t)w * h, close = 0;
+    size_t n = (size_t)c->w * c->h, close = 0;
     double sum = 0, sum2 = 0;
     for (size_t i = 0; i < n; i++) {
         double dmax = 0, d = 0;
-        for (int c = 0; c < 3; c++) {
-            double a = cpu.rgb[3 * i + c], b = gpu.rgb[3 * i + c];
+        for (int k = 0; k < 3; k++) {
+            double a = cpu[3 * i + k], b = gpu[3 * i + k];
             double rel = fabs(a - b) / (1e-3 + fmax(fabs(a), fabs(b)));
             dmax = fmax(dmax, rel);
             d += (b - a) / 3.0;
@@ -77,15 +61,22 @@ static void check_agreement_with(const char *name, pw_scene *s, int w, int h, in
            pw_backend_name(backend), 100 * frac, mean, se);
     assert_true(frac >= 0.98);
     assert_true(fabs(mean) <= 5 * se + 1e-6);
-    free(cpu.rgb);
-    free(gpu.rgb);
+    free(cpu);
+    free(gpu);
 }
 
 /* Both GPU backends against the CPU. */
+static void check_case(const char *name, pw_scene *s, const gpu_case *c)
+{
+    check_agreement_with(name, s, c, PW_BACKEND_CUDA_MEGA);
+    check_agreement_with(name, s, c, PW_BACKEND_CUDA_WAVE);
+}
+
+/* The same without splitting, all paths in flight. */
 static void check_agreement(const char *name, pw_scene *s, int w, int h, int spp)
 {
-    check_agreement_with(name, s, w, h, spp, PW_BACKEND_CUDA_MEGA);
-    check_agreement_with(name, s, w, h, spp, PW_BACKEND_CUDA_WAVE);
+    gpu_case c = {w, h, spp, 1, 0};
+    check_case(name, s, &c);
 }
 
 static int gpu_or_skip(void)
@@ -236,19 +227,16 @@ static void test_agree_split(void **state)
         skip();
     pw_scene *s;
     assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
-    split = 4;
-    check_agreement("cornell split 4", s, 96, 96, 4);
-    split = 1;
+    gpu_case cornell = {96, 96, 4, 4, 0};
+    check_case("cornell split 4", s, &cornell);
     pw_scene_free(s);
     assert_int_equal(pw_scene_builtin("toy", &s), PW_OK);
-    split = 3;
-    check_agreement("toy split 3", s, 160, 90, 2);
+    gpu_case toy = {160, 90, 2, 3, 0};
+    check_case("toy split 3", s, &toy);
     /* Pixels in many waves of 999 paths (333 pixels of 3 children): the
      * captured graph is replayed per wave with new parameters. */
-    wave_paths = 999;
-    check_agreement("toy split 3 in waves", s, 160, 90, 2);
-    wave_paths = 0;
-    split = 1;
+    toy.wave_paths = 999;
+    check_case("toy split 3 in waves", s, &toy);
     pw_scene_free(s);
 }
 
@@ -266,12 +254,13 @@ static void test_out_of_device_memory(void **state)
     assert_int_equal(cudaMalloc(&hog, take), cudaSuccess);
     pw_scene *s;
     assert_int_equal(pw_scene_builtin("toy-small", &s), PW_OK);
-    image img = {0};
-    pw_status e = render(s, PW_BACKEND_CUDA_MEGA, 8192, 8192, 1, &img);
+    float *img;
+    gpu_case big = {8192, 8192, 1, 1, 0};
+    pw_status e = render(s, PW_BACKEND_CUDA_MEGA, &big, &img);
     printf("with %.0f MiB taken: %s\n", take / 1048576.0, pw_last_error());
     assert_int_equal(e, PW_ERR_OUT_OF_MEMORY);
     assert_non_null(strstr(pw_last_error(), "device memory"));
-    free(img.rgb);
+    free(img);
     pw_scene_free(s);
     cudaFree(hog);
 }
