@@ -182,6 +182,11 @@ void pw_renderer_size(const pw_renderer *r, int *width, int *height);
 typedef enum pw_tonemap { PW_TONEMAP_CLAMP = 0, PW_TONEMAP_ACES, PW_TONEMAP_REINHARD } pw_tonemap;
 pw_status pw_tonemap_from_name(const char *name, pw_tonemap *out);
 
+/* The formats pw_image_write writes, and which one a path's extension
+ * (case-insensitive) picks. */
+typedef enum pw_image_format { PW_IMAGE_UNKNOWN = 0, PW_IMAGE_PNG, PW_IMAGE_EXR, PW_IMAGE_PFM } pw_image_format;
+pw_image_format pw_image_format_of(const char *path);
+
 /* Writes linear RGB to path; the format follows the extension: .png
  * (exposure, tonemap, sRGB, 8 bit), .exr (linear float), .pfm (linear). */
 pw_status pw_image_write(const char *path, const float *rgb, int width, int height, float exposure, pw_tonemap tm);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "cli/options.h"
@@ -45,12 +44,11 @@ static int check_writable(const char *path)
     return 1;
 }
 
-static int check_extension(const char *path, int png_ok)
+static int check_extension(const char *path)
 {
-    const char *dot = strrchr(path, '.');
-    if (dot && (strcasecmp(dot, ".exr") == 0 || strcasecmp(dot, ".pfm") == 0 || (png_ok && strcasecmp(dot, ".png") == 0)))
+    if (pw_image_format_of(path) != PW_IMAGE_UNKNOWN)
         return 1;
-    fprintf(stderr, "pathwave: %s: unknown image format (use %s.exr or .pfm)\n", path, png_ok ? ".png, " : "");
+    fprintf(stderr, "pathwave: %s: unknown image format (use .png, .exr or .pfm)\n", path);
     return 0;
 }
 
@@ -163,9 +161,9 @@ int cmd_render(int argc, char **argv)
     if (!cli_parse(argc, argv, 2, "render", &o))
         return EXIT_USAGE;
     const char *out = o.output ? o.output : "pathwave.png";
-    if (!check_extension(out, 1) || !check_writable(out))
+    if (!check_extension(out) || !check_writable(out))
         return EXIT_USAGE;
-    if (o.exr && (!strrchr(o.exr, '.') || strcasecmp(strrchr(o.exr, '.'), ".exr") != 0)) {
+    if (o.exr && pw_image_format_of(o.exr) != PW_IMAGE_EXR) {
         fprintf(stderr, "pathwave: %s: --exr writes an .exr file\n", o.exr);
         return EXIT_USAGE;
     }

@@ -21,6 +21,15 @@ static const char *extension(const char *path)
     return dot && (!slash || dot > slash) ? dot + 1 : "";
 }
 
+pw_image_format pw_image_format_of(const char *path)
+{
+    const char *ext = path ? extension(path) : "";
+    return strcasecmp(ext, "png") == 0   ? PW_IMAGE_PNG
+           : strcasecmp(ext, "exr") == 0 ? PW_IMAGE_EXR
+           : strcasecmp(ext, "pfm") == 0 ? PW_IMAGE_PFM
+                                         : PW_IMAGE_UNKNOWN;
+}
+
 pw_status pw_tonemap_from_name(const char *name, pw_tonemap *out)
 {
     if (!name)
@@ -78,14 +87,17 @@ pw_status pw_image_write(const char *path, const float *rgb, int w, int h, float
 {
     if (!path || !rgb || w < 1 || h < 1 || w > 32768 || h > 32768)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: no image or size %dx%d out of range", path ? path : "(null)", w, h);
-    const char *ext = extension(path);
-    if (strcasecmp(ext, "png") == 0)
+    switch (pw_image_format_of(path)) {
+    case PW_IMAGE_PNG:
         return write_png(path, rgb, w, h, exposure, tm);
-    if (strcasecmp(ext, "exr") == 0)
+    case PW_IMAGE_EXR:
         return write_exr(path, rgb, w, h);
-    if (strcasecmp(ext, "pfm") == 0)
+    case PW_IMAGE_PFM:
         return write_pfm(path, rgb, w, h);
-    return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: unknown image format '.%s' (use .png, .exr or .pfm)", path, ext);
+    default:
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: unknown image format '.%s' (use .png, .exr or .pfm)", path,
+                       extension(path));
+    }
 }
 
 static pw_status read_pfm(const char *path, float **out, int *w, int *h)
