@@ -66,8 +66,16 @@ step memcheck-wave compute-sanitizer --tool memcheck --error-exitcode 1 \
 # racecheck does not run graphs with conditional nodes: the wave unrolled.
 PATHWAVE_WAVE_GRAPH=0 step racecheck-wave compute-sanitizer --tool racecheck --error-exitcode 1 \
     $PW render toy --backend cuda-wave --width 32 --height 18 --spp 1 -q -o "$OUT/racecheck-wave.png"
-step racecheck-toy compute-sanitizer --tool racecheck --error-exitcode 1 \
-    $PW render toy-small --backend cuda-mega --width 32 --height 18 --spp 1 -q -o "$OUT/racecheck.png"
+# The megakernel's warps share a sample pool and its radiance in shared
+# memory: racecheck and synccheck on a render that hands samples out
+# (4 a pixel in one launch) through the sphere groups (toy) and the list
+# (toy-small).
+for s in toy toy-small; do
+    step racecheck-$s compute-sanitizer --tool racecheck --error-exitcode 1 \
+        $PW bench $s --backend cuda-mega --width 32 --height 16 --spp-per-frame 4 --frames 1
+    step synccheck-$s compute-sanitizer --tool synccheck --error-exitcode 1 \
+        $PW bench $s --backend cuda-mega --width 32 --height 16 --spp-per-frame 4 --frames 1
+done
 step bad-input-missing fails_with "no-such.obj" $PW render no-such.obj --backend cuda-mega -o "$OUT/x.png"
 step bad-input-size fails_with "40000" $PW render toy --backend cuda-mega --width 40000 -o "$OUT/x.png"
 step render-cornell $PW render cornell --backend cuda-mega --spp 256 -q -o "$OUT/cornell-gpu.png"
