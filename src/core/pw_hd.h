@@ -19,6 +19,13 @@
 #define PW_DEVICE_CODE 0
 #endif
 
+/* Alignment of a struct member, in C11 and in CUDA C++. */
+#ifdef __cplusplus
+#define PW_ALIGNAS(n) alignas(n)
+#else
+#define PW_ALIGNAS(n) _Alignas(n)
+#endif
+
 /* Whether x holds on any lane of the calling warp (every lane must call
  * it; on the host a "warp" is one path): a loop conditioned on it keeps a
  * warp's lanes together, so each pass starts converged. */

@@ -15,18 +15,10 @@ static size_t carve(pw_wave *w, char *base, uint32_t cap, uint32_t per_path)
             w->field = (void *)(base + off);                                  \
         off += ((size_t)(count) * sizeof *t->field + 255) & ~(size_t)255;      \
     } while (0)
-    ARRAY(ox, cap); ARRAY(oy, cap); ARRAY(oz, cap);
-    ARRAY(dx, cap); ARRAY(dy, cap); ARRAY(dz, cap);
-    ARRAY(bx, cap); ARRAY(by, cap); ARRAY(bz, cap);
-    ARRAY(lx, cap); ARRAY(ly, cap); ARRAY(lz, cap);
-    ARRAY(prev_pdf, cap);
-    ARRAY(depth, cap); ARRAY(flags, cap); ARRAY(key, cap); ARRAY(pixel, cap); ARRAY(alive, cap);
-    ARRAY(hit_t, cap); ARRAY(hit_u, cap); ARRAY(hit_v, cap); ARRAY(hit_prim, cap);
-    ARRAY(sh_first, cap); ARRAY(sh_count, cap);
+    ARRAY(org, cap); ARRAY(dir, cap); ARRAY(thr, cap); ARRAY(rad, cap);
+    ARRAY(hit, cap); ARRAY(book, cap);
     ARRAY(queue[0], cap); ARRAY(queue[1], cap); ARRAY(shaded, cap);
-    ARRAY(s_ox, sc); ARRAY(s_oy, sc); ARRAY(s_oz, sc);
-    ARRAY(s_dx, sc); ARRAY(s_dy, sc); ARRAY(s_dz, sc);
-    ARRAY(s_tmax, sc); ARRAY(s_cx, sc); ARRAY(s_cy, sc); ARRAY(s_cz, sc);
+    ARRAY(s_org, sc); ARRAY(s_dir, sc); ARRAY(s_contrib, sc);
     ARRAY(s_visible, sc);
     ARRAY(counters, PW_WF_COUNTERS);
 #undef ARRAY
