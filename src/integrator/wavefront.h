@@ -44,8 +44,9 @@ PW_SIZE_CHECK(pw_f4, 16);
  * 4-byte fields that are read and written together (112 bytes a path):
  *   org: ray origin, BSDF pdf 16; dir: ray direction, depth 16;
  *   thr: throughput, RNG key 16; rad: radiance, flags 16;
- *   hit: t, prim, u, v 16; book: pixel, alive, shadow range (first, count) 16;
- *   entries in the two ray queues and the shaded list 12, padding 4.
+ *   hit: t, prim, u, v 16; book: alive, shadow range (first, count) 16
+ *   (one word unused); pixel 4; entries in the two ray queues and the
+ *   shaded list 12.
  * Why groups: after the first bounces the surviving paths are a sparse
  * subset of the slots, so a warp's accesses scatter, and each 4-byte field
  * cost a whole 32-byte sector: Nsight Compute measured 1.3 KB of DRAM
@@ -58,18 +59,13 @@ typedef struct pw_wave {
     uint32_t cap;         /* path slots */
     uint32_t shadow_cap;  /* shadow records: cap * shadows a path can make per bounce */
     pw_f4 *org, *dir, *thr, *rad, *hit, *book;
+    uint32_t *pixel;      /* read only when a path finishes alone (ray splitting) */
     uint32_t *queue[2];   /* current and next ray queue (swapped each bounce) */
     uint32_t *shaded;     /* paths shaded this bounce, children of a split included */
     pw_f4 *s_org, *s_dir, *s_contrib;
     uint32_t *s_visible;
     uint32_t *counters;   /* PW_WF_COUNTERS words */
 } pw_wave;
-
-/* The fields of book, as unsigned integers. */
-#define PW_WF_PIXEL 0
-#define PW_WF_ALIVE 1
-#define PW_WF_SH_FIRST 2
-#define PW_WF_SH_COUNT 3
 
 PW_HD pw_f4 pw_f4_load(const pw_f4 *p)
 {
@@ -162,11 +158,10 @@ PW_HD void pw_wf_store(const pw_wave *w, uint32_t i, const pw_path *p)
     pw_f4_store(&w->rad[i], p->L.x, p->L.y, p->L.z, pw_int_as_float((int32_t)p->flags));
 }
 
-/* The bookkeeping of slot i: pixel, alive, shadow range. */
-PW_HD void pw_wf_book(const pw_wave *w, uint32_t i, uint32_t pixel, uint32_t alive, uint32_t sh_first,
-                      uint32_t sh_count)
+/* The bookkeeping of slot i: alive, shadow range (x, y, z of book). */
+PW_HD void pw_wf_book(const pw_wave *w, uint32_t i, uint32_t alive, uint32_t sh_first, uint32_t sh_count)
 {
-    pw_f4 b = pw_f4_u(pixel, alive, sh_first, sh_count);
+    pw_f4 b = pw_f4_u(alive, sh_first, sh_count, 0);
     pw_f4_store(&w->book[i], b.x, b.y, b.z, b.w);
 }
 
@@ -178,7 +173,8 @@ PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_ren
     uint32_t pixel = first_pixel + i % pixels;
     pw_path p = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
     pw_wf_store(w, i, &p);
-    pw_wf_book(w, i, pixel, 1, 0, 0);
+    pw_wf_book(w, i, 1, 0, 0);
+    w->pixel[i] = pixel;
     w->queue[0][i] = i;
 }
 
@@ -198,7 +194,7 @@ PW_HD void pw_wf_extend(const pw_wave *w, const pw_scene_view *s, const uint32_t
 /* Shades path p (hit h) in slot pi: emission, shadow rays into the shadow
  * queue, the next segment into the next ray queue. */
 PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t *next_queue,
-                           uint32_t pi, uint32_t pixel, pw_path p, const pw_hit *h)
+                           uint32_t pi, pw_path p, const pw_hit *h)
 {
     pw_shadow_ray sh[PW_MAX_SHADOW];
     int n = 0, alive = 0;
@@ -213,7 +209,7 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
         pw_f4_store(&w->s_dir[j], sh[k].ray.d.x, sh[k].ray.d.y, sh[k].ray.d.z, 0.0f);
         pw_f4_store(&w->s_contrib[j], sh[k].contrib.x, sh[k].contrib.y, sh[k].contrib.z, 0.0f);
     }
-    pw_wf_book(w, pi, pixel, (uint32_t)alive, first, (uint32_t)n);
+    pw_wf_book(w, pi, (uint32_t)alive, first, (uint32_t)n);
     pw_wf_store(w, pi, &p);
     w->shaded[pw_wf_alloc(&w->counters[PW_WF_SHADED], 1u)] = pi;
     uint32_t slot = pw_wf_alloc(&w->counters[PW_WF_NEXT], alive ? 1u : 0u);
@@ -235,12 +231,13 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
     h.prim = pw_f4_bits(hf.y);
     h.u = hf.z;
     h.v = hf.w;
-    uint32_t pixel = pw_f4_bits(pw_f4_load(&w->book[pi]).x);
     uint32_t split = p.depth == 0 && h.prim != PW_NO_HIT && prm->split > 1 ? prm->split : 1u;
     uint32_t base = pw_wf_alloc(&w->counters[PW_WF_SLOTS], split - 1);
     for (uint32_t k = 0; k < split; k++) {
         uint32_t ci = k == 0 ? pi : base + k - 1;
-        pw_wf_shade_one(w, s, prm, next_queue, ci, pixel, split > 1 ? pw_path_child(&p, k, split) : p, &h);
+        if (k > 0)
+            w->pixel[ci] = w->pixel[pi];
+        pw_wf_shade_one(w, s, prm, next_queue, ci, split > 1 ? pw_path_child(&p, k, split) : p, &h);
     }
 }
 
@@ -277,7 +274,7 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
     uint32_t pi = w->shaded[i];
     pw_f4 l = pw_f4_load(&w->rad[pi]), b = pw_f4_load(&w->book[pi]);
     pw_vec3 L = v3(l.x, l.y, l.z);
-    uint32_t first = pw_f4_bits(b.z), count = pw_f4_bits(b.w);
+    uint32_t first = pw_f4_bits(b.y), count = pw_f4_bits(b.z);
     for (uint32_t k = 0; k < count; k++) {
         uint32_t j = first + k;
         if (w->s_visible[j]) {
@@ -286,11 +283,11 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
         }
     }
     pw_f4_store(&w->rad[pi], L.x, L.y, L.z, l.w);
-    if (pw_f4_bits(b.y) || prm->split <= 1)
+    if (pw_f4_bits(b.x) || prm->split <= 1)
         return;
     if (!(isfinite(L.x) && isfinite(L.y) && isfinite(L.z)))
         return;
-    float *dst = sum + 3 * (size_t)pw_f4_bits(b.x);
+    float *dst = sum + 3 * (size_t)w->pixel[pi];
     pw_atomic_add_float(dst + 0, L.x);
     pw_atomic_add_float(dst + 1, L.y);
     pw_atomic_add_float(dst + 2, L.z);
@@ -309,11 +306,11 @@ PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_
     pw_path p = pw_wf_load(w, pi);
     pw_path_finish(s, prm, &p, PW_KINDS_ALL, ext_rays, shadow_rays);
     pw_f4 b = pw_f4_load(&w->book[pi]);
-    pw_f4_store(&w->book[pi], b.x, 0.0f, b.z, b.w); /* alive = 0 */
+    pw_f4_store(&w->book[pi], 0.0f, b.y, b.z, b.w); /* alive = 0 */
     pw_f4_store(&w->rad[pi], p.L.x, p.L.y, p.L.z, pw_int_as_float((int32_t)p.flags));
     if (prm->split <= 1 || !(isfinite(p.L.x) && isfinite(p.L.y) && isfinite(p.L.z)))
         return;
-    float *dst = sum + 3 * (size_t)pw_f4_bits(b.x);
+    float *dst = sum + 3 * (size_t)w->pixel[pi];
     pw_atomic_add_float(dst + 0, p.L.x);
     pw_atomic_add_float(dst + 1, p.L.y);
     pw_atomic_add_float(dst + 2, p.L.z);

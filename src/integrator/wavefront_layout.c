@@ -16,7 +16,7 @@ static size_t carve(pw_wave *w, char *base, uint32_t cap, uint32_t per_path)
         off += ((size_t)(count) * sizeof *t->field + 255) & ~(size_t)255;      \
     } while (0)
     ARRAY(org, cap); ARRAY(dir, cap); ARRAY(thr, cap); ARRAY(rad, cap);
-    ARRAY(hit, cap); ARRAY(book, cap);
+    ARRAY(hit, cap); ARRAY(book, cap); ARRAY(pixel, cap);
     ARRAY(queue[0], cap); ARRAY(queue[1], cap); ARRAY(shaded, cap);
     ARRAY(s_org, sc); ARRAY(s_dir, sc); ARRAY(s_contrib, sc);
     ARRAY(s_visible, sc);
