@@ -392,8 +392,40 @@ static void random_spheres(void **state)
     pw_scene_free(s);
 }
 
+/* 20 spheres above a ground sphere of radius 1e19, whose box area
+ * overflows float: the sphere groups and the CPU's flat 8-wide blocks
+ * must still hold every sphere once, and rays from among the small
+ * spheres must find what brute force finds. */
+static void huge_ground(void)
+{
+    uint32_t mat;
+    pw_scene *s = new_scene("spheres on a huge ground", &mat);
+    test_rng g = {310};
+    add_random_spheres(s, &g, 20, 10.0f, mat);
+    assert_int_equal(pw_scene_add_sphere(s, v3(0.0f, -1e19f - 12.0f, 0.0f), 1e19f, mat), PW_OK);
+    assert_int_equal(pw_scene_prepare(s, 2), PW_OK);
+    accel a;
+    accel_init(&a, s);
+    assert_true(a.has_groups && a.g.n_spheres == 21);
+    int seen[21] = {0};
+    for (uint32_t i = 0; i < 21; i++)
+        seen[a.g.prims[i]]++;
+    for (int i = 0; i < 21; i++)
+        assert_int_equal(seen[i], 1);
+    cmp_counts c = {0, 0, 0, 0};
+    for (int i = 0; i < 1000; i++) {
+        pw_vec3 o = v3(trng_range(&g, -11, 11), trng_range(&g, -11, 11), trng_range(&g, -11, 11));
+        check_closest(&a, (pw_ray){o, rand_dir(&g)}, 0.0f, PW_INF, i, &c);
+    }
+    assert_true(c.hits > c.rays / 2); /* half the directions point down */
+    accel_free(&a);
+    pw_scene_free(s);
+}
+
 /* Small sphere scenes, which the GPU traces as sphere groups: random ones
- * of 1 to 64 spheres, and the toy scene. */
+ * of 5 to 64 spheres, 20 spheres on a ground sphere of radius 1e19 (whose
+ * box area overflows float: the cut must still keep every sphere), and the
+ * toy scene. */
 static void few_spheres(void **state)
 {
     (void)state;
@@ -412,6 +444,7 @@ static void few_spheres(void **state)
         accel_free(&a);
         pw_scene_free(s);
     }
+    huge_ground();
     pw_scene *toy;
     assert_int_equal(pw_scene_builtin("toy", &toy), PW_OK);
     run_scene(toy, 2000, 110.0f, 1200, 0);

@@ -1,15 +1,18 @@
 /* Sphere groups: the cut into runs and the arrays a scene view points to. */
 #include "accel/sphere_groups.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Surface area of the box around spheres order[first .. end). */
-static float run_area(const pw_scene_view *s, const uint32_t *order, uint32_t first, uint32_t end)
+/* Surface area of the box around spheres order[first .. end), in double:
+ * a sphere of radius 1e19 has a box area past float's range, and an
+ * infinite cost would tie every cut. */
+static double run_area(const pw_scene_view *s, const uint32_t *order, uint32_t first, uint32_t end)
 {
     float lo[3], hi[3];
     pw_sphere_groups_box(s, order, first, end, lo, hi);
-    float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+    double dx = (double)hi[0] - lo[0], dy = (double)hi[1] - lo[1], dz = (double)hi[2] - lo[2];
     return dx * dy + dy * dz + dz * dx;
 }
 
@@ -42,14 +45,16 @@ uint32_t pw_sphere_groups_cut(const pw_scene_view *s, uint32_t max_runs, uint32_
         return 0;
     for (uint32_t i = 0; i < n; i++)
         order[i] = s->prim_ref[i];
-    float cost[N + 1][W + 1];
+    double cost[N + 1][W + 1];
     uint32_t from[N + 1][W + 1];
     for (uint32_t i = 0; i <= n; i++)
-        for (uint32_t k = 0; k <= W; k++)
-            cost[i][k] = i == 0 && k == 0 ? 0.0f : PW_INF;
+        for (uint32_t k = 0; k <= W; k++) {
+            cost[i][k] = i == 0 && k == 0 ? 0.0 : (double)INFINITY;
+            from[i][k] = 0;
+        }
     for (uint32_t i = 1; i <= n; i++)
         for (uint32_t j = i > L ? i - L : 0; j < i; j++) {
-            float a = run_area(s, order, j, i);
+            double a = run_area(s, order, j, i);
             for (uint32_t k = 1; k <= W; k++)
                 if (cost[j][k - 1] + a < cost[i][k]) {
                     cost[i][k] = cost[j][k - 1] + a;
@@ -60,6 +65,10 @@ uint32_t pw_sphere_groups_cut(const pw_scene_view *s, uint32_t max_runs, uint32_
     for (uint32_t k = 2; k <= max_runs; k++)
         if (cost[n][k] < cost[n][runs])
             runs = k;
+    /* No finite cut (a box past double's range, or NaN from a bad sphere
+     * the loader let through): decline, and the caller keeps its BVH. */
+    if (!(cost[n][runs] < (double)INFINITY))
+        return 0;
     first[runs] = n;
     for (uint32_t k = runs; k-- > 0;)
         first[k] = from[first[k + 1]][k + 1];

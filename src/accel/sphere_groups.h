@@ -23,7 +23,7 @@ extern "C" {
  * total surface area: the chance that a ray enters a box grows with its
  * area. Fills order (the sphere ids, n_spheres of them) and first[0 ..
  * runs] (run k is order[first[k] .. first[k + 1])); returns the number of
- * runs, 0 if the spheres do not fit. */
+ * runs, 0 if the spheres do not fit or every cut's area overflows. */
 uint32_t pw_sphere_groups_cut(const pw_scene_view *s, uint32_t max_runs, uint32_t run_len,
                               uint32_t order[PW_GROUPS_MAX_SPHERES], uint32_t first[PW_GROUPS_MAX + 1]);
 

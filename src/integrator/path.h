@@ -415,7 +415,7 @@ PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *pr
         /* Children's radiance is summed in L; without splitting L stays
          * unused, so that it takes no registers across the loop. */
         if (split > 1) {
-            L = v3_add(L, p.L); /* 0 + L is exactly L: unsplit paths are unchanged */
+            L = v3_add(L, p.L);
             if (++k < children) {
                 p = pw_path_child(&parent, k, children);
                 h = first_hit;
@@ -437,10 +437,12 @@ PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *pr
 
 /* spp whole paths of pixel (px, py), samples first .. first + spp - 1,
  * added to *sum one by one in sample order, as on every backend, so that
- * the sums round alike (arguments as for pw_path_trace_pool). */
-PW_HD void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
-                               uint32_t first, uint32_t spp, uint32_t split, uint32_t kinds, pw_vec3 *sum,
-                               uint32_t *ext_rays, uint32_t *shadow_rays)
+ * the sums round alike (arguments as for pw_path_trace_pool). Host only
+ * (no PW_HD): its pool counter lives on the stack, which the GPU's pools,
+ * shared by a warp through atomics, must not do. */
+static inline void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
+                                       uint32_t first, uint32_t spp, uint32_t split, uint32_t kinds, pw_vec3 *sum,
+                                       uint32_t *ext_rays, uint32_t *shadow_rays)
 {
     pw_vec3 radiance[PW_POOL_ITEMS];
     for (uint32_t done = 0; done < spp; done += PW_POOL_ITEMS) {

@@ -88,6 +88,10 @@ PW_HD void pw_f4_store(pw_f4 *p, float x, float y, float z, float w)
 #endif
 }
 
+/* Integer fields ride in the float lanes as bit patterns (pw_int_as_float
+ * copies bits). They are only moved, never computed with, so a NaN pattern
+ * stays intact: GPU loads and stores and x86-64 SSE moves do not quiet
+ * signalling NaNs (x87 loads would; no build of ours uses x87 floats). */
 PW_HD pw_f4 pw_f4_u(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
     pw_f4 r;

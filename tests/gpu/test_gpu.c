@@ -12,7 +12,29 @@ typedef struct gpu_case {
     int w, h, spp;
     int split;      /* ray splitting (1: off) */
     int wave_paths; /* wavefront paths in flight (0: as many as fit) */
+    int first_call; /* GPU only: spp in two pw_renderer_render calls, this
+                       many in the first (0: one call) */
 } gpu_case;
+
+/* The GPU render of c in two calls, as a progressive viewer makes them:
+ * the second must go on from the first's samples. */
+static pw_status render_in_two_calls(pw_scene *s, const pw_settings *st, const gpu_case *c, float **rgb)
+{
+    *rgb = NULL;
+    pw_renderer *r = NULL;
+    pw_status e = pw_renderer_create(s, st, &r);
+    if (e != PW_OK)
+        return e;
+    e = pw_renderer_render(r, c->first_call);
+    if (e == PW_OK)
+        e = pw_renderer_render(r, c->spp - c->first_call);
+    if (e == PW_OK) {
+        *rgb = malloc((size_t)c->w * c->h * 3 * sizeof **rgb);
+        e = *rgb ? pw_renderer_image(r, *rgb) : PW_ERR_OUT_OF_MEMORY;
+    }
+    pw_renderer_free(r);
+    return e;
+}
 
 static pw_status render(pw_scene *s, pw_backend b, const gpu_case *c, float **rgb)
 {
@@ -24,6 +46,8 @@ static pw_status render(pw_scene *s, pw_backend b, const gpu_case *c, float **rg
     st.backend = b;
     st.split = c->split ? c->split : 1;
     st.wave_paths = c->wave_paths;
+    if (b != PW_BACKEND_CPU && c->first_call > 0)
+        return render_in_two_calls(s, &st, c, rgb);
     return test_render_settings(s, &st, c->spp, rgb);
 }
 
@@ -75,7 +99,7 @@ static void check_case(const char *name, pw_scene *s, const gpu_case *c)
 /* The same without splitting, all paths in flight. */
 static void check_agreement(const char *name, pw_scene *s, int w, int h, int spp)
 {
-    gpu_case c = {w, h, spp, 1, 0};
+    gpu_case c = {w, h, spp, 1, 0, 0};
     check_case(name, s, &c);
 }
 
@@ -227,17 +251,40 @@ static void test_agree_split(void **state)
         skip();
     pw_scene *s;
     assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
-    gpu_case cornell = {96, 96, 4, 4, 0};
+    gpu_case cornell = {96, 96, 4, 4, 0, 0};
     check_case("cornell split 4", s, &cornell);
     pw_scene_free(s);
     assert_int_equal(pw_scene_builtin("toy", &s), PW_OK);
-    gpu_case toy = {160, 90, 2, 3, 0};
+    gpu_case toy = {160, 90, 2, 3, 0, 0};
     check_case("toy split 3", s, &toy);
     /* Pixels in many waves of 999 paths (333 pixels of 3 children): the
      * captured graph is replayed per wave with new parameters. */
     toy.wave_paths = 999;
     check_case("toy split 3 in waves", s, &toy);
     pw_scene_free(s);
+}
+
+/* Images whose sides are no multiple of the megakernel's 8x4 warp tiles
+ * (partial tiles at the right and bottom), more samples in one call than a
+ * sample pool holds (8 a pixel: a second pool), and a render continued by
+ * a second call, against one CPU render of all the samples. */
+static void test_agree_partial_tiles_and_calls(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    const char *names[2] = {"toy", "cornell"};
+    for (int i = 0; i < 2; i++) {
+        pw_scene *s;
+        assert_int_equal(pw_scene_builtin(names[i], &s), PW_OK);
+        gpu_case one_call = {100, 70, 12, 1, 0, 0}, two_calls = {100, 70, 12, 1, 0, 3};
+        char name[64];
+        snprintf(name, sizeof name, "%s 100x70, 12 spp in one call", names[i]);
+        check_case(name, s, &one_call);
+        snprintf(name, sizeof name, "%s 100x70, 3 + 9 spp", names[i]);
+        check_case(name, s, &two_calls);
+        pw_scene_free(s);
+    }
 }
 
 /* With almost all device memory taken, a big render must fail with a clear
@@ -255,7 +302,7 @@ static void test_out_of_device_memory(void **state)
     pw_scene *s;
     assert_int_equal(pw_scene_builtin("toy-small", &s), PW_OK);
     float *img;
-    gpu_case big = {8192, 8192, 1, 1, 0};
+    gpu_case big = {8192, 8192, 1, 1, 0, 0};
     pw_status e = render(s, PW_BACKEND_CUDA_MEGA, &big, &img);
     printf("with %.0f MiB taken: %s\n", take / 1048576.0, pw_last_error());
     assert_int_equal(e, PW_ERR_OUT_OF_MEMORY);
@@ -273,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_agree_cornell),
         cmocka_unit_test(test_agree_bunny),
         cmocka_unit_test(test_agree_split),
+        cmocka_unit_test(test_agree_partial_tiles_and_calls),
         cmocka_unit_test(test_agree_envmap),
         cmocka_unit_test(test_agree_conductor),
         cmocka_unit_test(test_agree_textures),

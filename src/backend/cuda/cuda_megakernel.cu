@@ -1,6 +1,7 @@
-/* CUDA megakernel: one thread walks whole paths for one pixel, calling the
- * same path loop as the CPU backend (pw_path_trace_pool). Accumulation stays on the device
- * until the image is read. */
+/* CUDA megakernel: each thread walks whole paths, one after another, taking
+ * its samples from its warp's pool of the tile's pixels, through the same
+ * path loop as the CPU backend (pw_path_trace_pool). Accumulation stays on
+ * the device until the image is read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,8 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     pw_cuda_spheres_to_shared(view);
 
     __shared__ uint32_t next_item[PW_CUDA_MAX_WARPS];
-    /* A block's warps take tiles one above the other (8x8 pixels a block). */
+    /* A block's warps take tiles one above the other (with the default 8x4
+     * tiles and two warps, 8x8 pixels a block). */
     uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u;
     uint32_t tile_x = blockIdx.x % tiles.nx, tile_y = blockIdx.x / tiles.nx * (blockDim.x / 32u) + warp;
     uint32_t npix = 1u << tiles.n_log2, per_chunk = tiles.chunk;
@@ -111,9 +113,11 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
 /* Blocks of two warps (measured best as 8x8 pixel blocks, docs/PERFORMANCE.md). */
 #define MEGA_WARPS 2
 
-/* At most 256 threads a block and 64 registers a thread: 50% occupancy.
- * The kernel wants ~93 registers; capping it at 64 spills a little but
- * doubles resident warps, which measured faster (docs/PERFORMANCE.md). */
+/* __launch_bounds__(256, 4): 4 blocks of 256 threads resident per SM, so
+ * at most 64 registers a thread and 50% occupancy (the launches use blocks
+ * of MEGA_WARPS warps; the bound only sets the register cap). The kernel
+ * wants ~93 registers; capping it at 64 spills a little but doubles
+ * resident warps, which measured faster (docs/PERFORMANCE.md). */
 #define MEGA_KERNEL(name, split, kinds, light_mode, list, wide, only)                                              \
     __global__ void __launch_bounds__(256, 4)                                                                      \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
@@ -277,7 +281,7 @@ static pw_status create(pw_renderer *r, cuda_state *c)
         const char *shape = getenv("PATHWAVE_GROUPS_SHAPE");
         unsigned runs = 8, len = 8, er, el;
         if (shape && sscanf(shape, "%ux%u", &er, &el) == 2 && er >= 1 && er <= PW_GROUPS_MAX &&
-            er * el >= r->scene->n_spheres)
+            el <= PW_GROUPS_MAX_SPHERES && er * el >= r->scene->n_spheres)
             runs = er, len = el;
         st = pw_cuda_scene_upload_groups(&r->view, runs, len, &c->scene);
         if (st != PW_OK)

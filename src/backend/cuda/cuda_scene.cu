@@ -86,9 +86,12 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
 pw_status pw_cuda_scene_upload_groups(const pw_scene_view *host, uint32_t max_runs, uint32_t run_len,
                                       pw_cuda_scene *out)
 {
+    /* Groups that cannot be built (a cut whose boxes overflow, or host
+     * memory short for three small arrays) leave the scene on its BVH,
+     * already uploaded: slower, never wrong. */
     pw_sphere_groups g;
     if (!pw_sphere_groups_build(host, max_runs, run_len, &g))
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory");
+        return PW_OK;
     pw_status st = upload(out, g.groups, g.n_groups * sizeof *g.groups, (const void **)&out->view.groups,
                           "sphere groups");
     if (st == PW_OK)
