@@ -51,7 +51,7 @@ void pw_sphere_groups_free(pw_sphere_groups *g);
 
 /* Closest (or with any_hit, any) hit in (tmin, tmax) among the spheres of
  * s's groups (s->groups, s->group_spheres, s->group_prims). The boxes are
- * tested first into a mask; the runs are then taken in their fixed order,
+ * tested first into a mask; the runs entered are then taken lowest first,
  * each sphere against the closest hit so far. */
 PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
@@ -64,9 +64,13 @@ PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, f
     hit->prim = PW_NO_HIT;
     hit->t = tmax;
     hit->u = hit->v = 0.0f;
-    for (uint32_t g = 0; g < s->n_groups; g++) {
-        if (!((enter >> g) & 1u))
-            continue;
+    /* Each lane walks its own entered runs, lowest first: a warp then
+     * makes as many passes as its busiest lane enters runs, where a walk
+     * over all runs in step made one for every run any lane entered
+     * (toy +2%, docs/PERFORMANCE.md). */
+    while (enter) {
+        uint32_t g = pw_lowest_bit(enter);
+        enter &= enter - 1u;
         uint32_t end = s->groups[g].first + s->groups[g].count;
         for (uint32_t i = s->groups[g].first; i < end; i++) {
             pw_sphere sp = s->group_spheres[i];

@@ -74,6 +74,13 @@ static inline void pw_sincos_host(float x, float *s, float *c)
 #define pw_sincos(x, s, c) pw_sincos_host((x), (s), (c))
 #endif
 
+/* Index of the lowest set bit of a non-zero mask. */
+#if PW_DEVICE_CODE
+#define pw_lowest_bit(m) ((uint32_t)__ffs((int)(m)) - 1u)
+#else
+#define pw_lowest_bit(m) ((uint32_t)__builtin_ctz((unsigned)(m)))
+#endif
+
 /* Hot structs state their size where they are declared, and this checks it. */
 #ifdef __cplusplus
 #define PW_SIZE_CHECK(type, bytes) static_assert(sizeof(type) == (bytes), #type " is not " #bytes " bytes")
