@@ -214,16 +214,22 @@ extern "C" int pw_cuda_usable(void)
     return 1;
 }
 
-/* A warp's tile: 8x4 pixels, one a lane. Larger tiles (more samples to
- * hand out when a launch takes one sample per pixel) measured slower: a
- * 1280x720 frame then makes too few warps to fill the GPU (toy 8,627 Mray/s
- * with 8x4 tiles, 4,966 with 16x8; equal at 3840x2160).
- * PATHWAVE_MEGA_TILE=WxH (powers of two, 32 to 256 pixels) sets another
- * shape, for tuning. A pool holds at most 8 samples of each pixel: its
- * radiance takes shared memory, which comes out of the L1 cache. */
-static mega_tiles tile_shape(uint32_t width, uint32_t spp)
+/* A warp's tile: 8x4 pixels, one a lane, or 16x4 when a launch takes one
+ * or two samples a pixel and the scene is not traced through the 4-wide
+ * BVH: the pool then has two items a lane to hand out, and the sphere
+ * scenes and small meshes gained 5-7% (cornell 1080p at 1 spp 4,866 to
+ * 5,179 Mray/s, toy at 1 spp 7,090 to 7,502), where the kernels over the
+ * 4-wide BVH lost 10-24% (sponza, bunny, bunnies-mixed:16;
+ * docs/PERFORMANCE.md). At 4 samples a pixel and more 8x4 is as fast or
+ * faster (toy-small at 32 spp: 26,150 against 24,300), and far larger
+ * tiles make too few warps for a 1280x720 frame (toy 8,627 Mray/s with 8x4
+ * tiles, 4,966 with 16x8). PATHWAVE_MEGA_TILE=WxH (powers of two, 32 to
+ * 256 pixels) sets another shape, for tuning. A pool holds at most 8
+ * samples of each pixel: its radiance takes shared memory, which comes out
+ * of the L1 cache. */
+static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh)
 {
-    unsigned w = 8, h = 4, ew, eh;
+    unsigned w = spp <= 2 && !wide_bvh ? 16 : 8, h = 4, ew, eh;
     const char *e = getenv("PATHWAVE_MEGA_TILE");
     if (e && sscanf(e, "%ux%u", &ew, &eh) == 2 && ew && eh && !(ew & (ew - 1)) && !(eh & (eh - 1)) &&
         ew * eh >= 32 && ew * eh <= PW_POOL_ITEMS)
@@ -307,7 +313,7 @@ extern "C" pw_status pw_cuda_create(pw_renderer *r)
 extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
 {
     cuda_state *c = (cuda_state *)r->cuda;
-    mega_tiles tiles = tile_shape(r->params.width, (uint32_t)spp);
+    mega_tiles tiles = tile_shape(r->params.width, (uint32_t)spp, (int)c->scene.view.wide_bvh);
     uint32_t tile_h = 1u << (tiles.n_log2 - tiles.w_log2), ny = (r->params.height + tile_h - 1) / tile_h;
     uint32_t n_blocks = tiles.nx * ((ny + MEGA_WARPS - 1) / MEGA_WARPS);
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
