@@ -181,6 +181,10 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     uint32_t cap = want < fit ? want : (uint32_t)fit;
     if (r->settings.wave_paths > 0 && (uint32_t)r->settings.wave_paths < cap)
         cap = (uint32_t)r->settings.wave_paths;
+    /* PATHWAVE_WAVE_PATHS=N caps the path slots of a wave, for comparisons. */
+    const char *paths = getenv("PATHWAVE_WAVE_PATHS");
+    if (paths && *paths && strtoul(paths, NULL, 10) > 0 && strtoul(paths, NULL, 10) < cap)
+        cap = (uint32_t)strtoul(paths, NULL, 10);
     if (cap < split)
         cap = split;
     if (fit < 1024)
