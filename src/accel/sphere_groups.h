@@ -57,6 +57,7 @@ PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, f
 {
     pw_vec3 inv_d = pw_safe_inverse(r.d), oid = v3_mul(r.o, inv_d);
     uint32_t enter = 0;
+    PW_NO_UNROLL
     for (uint32_t g = 0; g < s->n_groups; g++)
         if (pw_intersect_box(oid, inv_d, s->groups[g].lo, s->groups[g].hi, tmin, tmax) != PW_INF)
             enter |= 1u << g;
@@ -72,6 +73,7 @@ PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, f
         uint32_t g = pw_lowest_bit(enter);
         enter &= enter - 1u;
         uint32_t end = s->groups[g].first + s->groups[g].count;
+        PW_NO_UNROLL
         for (uint32_t i = s->groups[g].first; i < end; i++) {
             pw_sphere sp = s->group_spheres[i];
             float t = pw_intersect_sphere(r.o, r.d, sp.c, sp.r, tmin, tmax);
