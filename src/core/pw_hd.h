@@ -46,6 +46,36 @@
 #define pw_maxf(a, b) ((a) > (b) ? (a) : (b))
 #endif
 
+/* 1/sqrt(x) and 1/x for the hottest normalisations of shading (a sphere's
+ * normal, the cosine-weighted direction, the direction to a sphere light,
+ * an interpolated normal): on the GPU the hardware's approximations (about
+ * 2 ulp and 1 ulp, subnormal input flushed), where sqrtf() and the
+ * division are IEEE sequences of about ten instructions with a branch to a
+ * slow path; the host computes them exactly. As with sin and cos below, a
+ * direction then differs between the CPU and the GPU in its last bits, and
+ * a path only where rounding sends a decision the other way (test_gpu
+ * bounds how often). Ray intersection and v3_norm keep IEEE arithmetic on
+ * both sides: v3_norm approximated too (reflected and refracted
+ * directions, triangle normals) lost one path of the furnace test's glass
+ * cluster for good (docs/PERFORMANCE.md). */
+#if PW_DEVICE_CODE
+static __device__ __forceinline__ float pw_rsqrt(float x)
+{
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+static __device__ __forceinline__ float pw_rcp(float x)
+{
+    float y;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+#else
+static inline float pw_rsqrt(float x) { return 1.0f / sqrtf(x); }
+static inline float pw_rcp(float x) { return 1.0f / x; }
+#endif
+
 /* sin and cos of an angle in [-2 pi, 2 pi]: the GPU's hardware
  * approximation (absolute error about 2^-21 there) is ample for sampling
  * directions and several times faster than the precise routine. The host

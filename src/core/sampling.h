@@ -26,7 +26,7 @@ PW_HD pw_vec3 pw_sample_cosine_about(pw_vec3 n, float u1, float u2)
 {
     pw_vec3 d = v3_add(n, pw_sample_unit_sphere_surface(u1, u2));
     float l2 = v3_len2(d);
-    return l2 > 1e-12f ? v3_scale(d, 1.0f / sqrtf(l2)) : n;
+    return l2 > 1e-12f ? v3_scale(d, pw_rsqrt(l2)) : n;
 }
 
 /* Direction in the cone of half-angle acos(cos_max) about unit axis w,

@@ -21,7 +21,7 @@ PW_HD pw_surface pw_surface_at(const pw_scene_view *s, pw_ray r, const pw_hit *h
     sf.p = v3_madd(r.o, r.d, h->t);
     if (pw_prim_is_sphere(s, h->prim)) {
         pw_sphere sp = s->spheres[h->prim];
-        sf.ng = v3_scale(v3_sub(sf.p, sp.c), 1.0f / sp.r);
+        sf.ng = v3_scale(v3_sub(sf.p, sp.c), pw_rcp(sp.r));
         sf.ns = sf.ng;
         sf.mat = s->sphere_mat[h->prim];
     } else {
@@ -38,7 +38,7 @@ PW_HD pw_surface pw_surface_at(const pw_scene_view *s, pw_ray r, const pw_hit *h
                                v3_scale(s->nrm[ix[2]], h->v));
             float l2 = v3_len2(n);
             if (l2 > 0.0f) {
-                n = v3_scale(n, 1.0f / sqrtf(l2));
+                n = v3_scale(n, pw_rsqrt(l2));
                 sf.ns = v3_dot(n, sf.ng) < 0.0f ? v3_neg(n) : n;
             }
         }

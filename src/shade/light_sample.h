@@ -81,7 +81,7 @@ PW_HD int pw_light_sample_dir(const pw_scene_view *s, uint32_t li, pw_vec3 p, fl
         float cos_max = pw_sphere_cos_max(sp.r, d2);
         if (cos_max < 0.0f)
             return 0;
-        pw_vec3 w = v3_scale(to_c, 1.0f / sqrtf(d2));
+        pw_vec3 w = v3_scale(to_c, pw_rsqrt(d2));
         ls->wi = pw_sample_cone(w, cos_max, u1, u2);
         float t = pw_intersect_sphere(p, ls->wi, sp.c, sp.r, 0.0f, PW_INF);
         ls->dist = t > 0.0f ? t : sqrtf(pw_maxf(0.0f, d2 - sp.r * sp.r));
