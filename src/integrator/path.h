@@ -309,7 +309,7 @@ typedef struct pw_sample_pool {
 } pw_sample_pool;
 
 /* The most items one pool holds (callers go through longer runs of samples in pieces). */
-#define PW_POOL_ITEMS 256
+#define PW_POOL_ITEMS 512
 
 PW_HD uint32_t pw_pool_take(const pw_sample_pool *pool)
 {
