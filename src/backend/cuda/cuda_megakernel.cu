@@ -224,11 +224,12 @@ extern "C" int pw_cuda_usable(void)
  * faster (toy-small at 32 spp: 26,150 against 24,300), and far larger
  * tiles make too few warps for a 1280x720 frame (toy 8,627 Mray/s with 8x4
  * tiles, 4,966 with 16x8). PATHWAVE_MEGA_TILE=WxH (powers of two, 32 to
- * 256 pixels) sets another shape, for tuning. A pool holds at most 16
- * samples of each pixel (6 KB of radiance a warp; 8 measured slower:
- * rtiow's 10 samples a launch then took two pools, 7,120 against 7,583
- * Mray/s, toy-small's 32 four, 27,060 against 27,440): its radiance takes
- * shared memory, which comes out of the L1 cache. */
+ * 256 pixels) sets another shape, for tuning. A pool holds PW_POOL_ITEMS
+ * samples, 16 of each pixel of a 32-pixel tile (6 KB of radiance a warp;
+ * 8 measured slower: rtiow's 10 samples a launch then took two pools,
+ * 7,120 against 7,583 Mray/s, toy-small's 32 four, 27,060 against
+ * 27,440): its radiance takes shared memory, which comes out of the L1
+ * cache. */
 static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh)
 {
     unsigned w = spp <= 2 && !wide_bvh ? 16 : 8, h = 4, ew, eh;
@@ -240,9 +241,8 @@ static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh)
     t.w_log2 = (uint32_t)__builtin_ctz(w);
     t.n_log2 = (uint32_t)__builtin_ctz(w * h);
     t.nx = (width + w - 1) / w;
-    t.chunk = spp < 16 ? spp : 16;
-    if (t.chunk << t.n_log2 > PW_POOL_ITEMS)
-        t.chunk = PW_POOL_ITEMS >> t.n_log2;
+    uint32_t most = PW_POOL_ITEMS >> t.n_log2; /* samples of each pixel a pool holds: 16 with 32-pixel tiles */
+    t.chunk = spp < most ? spp : most;
     return t;
 }
 

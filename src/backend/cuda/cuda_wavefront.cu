@@ -179,12 +179,12 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     size_t fit = free_b / 2 / pw_wave_bytes_per_path(per);
     uint32_t want = pw_wave_wanted_paths(npix, split, WAVE_MAX_PATHS);
     uint32_t cap = want < fit ? want : (uint32_t)fit;
-    if (r->settings.wave_paths > 0 && (uint32_t)r->settings.wave_paths < cap)
-        cap = (uint32_t)r->settings.wave_paths;
-    /* PATHWAVE_WAVE_PATHS=N caps the path slots of a wave, for comparisons. */
+    /* The settings' wave_paths (or PATHWAVE_WAVE_PATHS=N, for comparisons)
+     * caps the path slots of a wave. */
     const char *paths = getenv("PATHWAVE_WAVE_PATHS");
-    if (paths && *paths && strtoul(paths, NULL, 10) > 0 && strtoul(paths, NULL, 10) < cap)
-        cap = (uint32_t)strtoul(paths, NULL, 10);
+    unsigned long limit = paths && *paths ? strtoul(paths, NULL, 10) : (unsigned long)r->settings.wave_paths;
+    if (limit > 0 && limit < cap)
+        cap = (uint32_t)limit;
     if (cap < split)
         cap = split;
     if (fit < 1024)
