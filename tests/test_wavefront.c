@@ -6,6 +6,7 @@
 #include "test_common.h"
 
 #include "pathwave.h"
+#include "integrator/wavefront.h"
 
 static float *render_split(pw_scene *s, pw_backend b, int w, int h, int spp, int wave_paths, int split, uint32_t seed,
                            pw_render_stats *stats);
@@ -80,6 +81,31 @@ static void test_toy(void **state)
 {
     (void)state;
     check_identical("toy", 96, 54, 3, 0);
+}
+
+/* An image of whole 8x4 tiles: the camera rays go out tile by tile and
+ * gather finds each pixel's slots through the inverse map (the other tests'
+ * images are not whole tiles, or not whole in one wave, and keep rows). */
+static void test_toy_tile_order(void **state)
+{
+    (void)state;
+    pw_render_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.width = 24;
+    prm.height = 8;
+    assert_true(pw_wf_tiled(&prm, 0, 24 * 8));
+    assert_false(pw_wf_tiled(&prm, 0, 24 * 8 - 1));
+    uint8_t seen[24 * 8] = {0};
+    for (uint32_t p = 0; p < 24 * 8; p++) {
+        uint32_t q = pw_wf_tile_pixel(&prm, p);
+        assert_true(q < 24 * 8);
+        assert_int_equal(seen[q]++, 0);
+        assert_int_equal(pw_wf_tile_position(&prm, q), p);
+    }
+    /* The first tile is the top-left 8x4 block, the second the one right of it. */
+    assert_int_equal(pw_wf_tile_pixel(&prm, 9), 1 * 24 + 1);
+    assert_int_equal(pw_wf_tile_pixel(&prm, 32), 8);
+    check_identical("toy", 64, 36, 3, 0);
 }
 
 /* Waves of several samples of every pixel: room for two, so 5 samples go
@@ -168,6 +194,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_toy),
+        cmocka_unit_test(test_toy_tile_order),
         cmocka_unit_test(test_cornell_in_waves),
         cmocka_unit_test(test_rtiow),
         cmocka_unit_test(test_toy_multi_sample_waves),

@@ -169,14 +169,45 @@ PW_HD void pw_wf_book(const pw_wave *w, uint32_t i, uint32_t alive, uint32_t sh_
     pw_f4_store(&w->book[i], b.x, b.y, b.z, b.w);
 }
 
+/* Camera rays of a wave that covers the whole image go out in 8x4 pixel
+ * tiles, a warp's worth each, rather than in rows, so a warp's camera rays
+ * (and the bounces from their hits) stay close together. Position p of the
+ * wave's pixels maps to pixel pw_wf_tile_pixel(p); the image must be whole
+ * tiles, else the order stays row by row. */
+#define PW_WF_TILE_W 8u
+#define PW_WF_TILE_H 4u
+
+PW_HD int pw_wf_tiled(const pw_render_params *prm, uint32_t first_pixel, uint32_t pixels)
+{
+    return first_pixel == 0 && pixels == prm->width * prm->height && prm->width % PW_WF_TILE_W == 0 &&
+           prm->height % PW_WF_TILE_H == 0;
+}
+
+PW_HD uint32_t pw_wf_tile_pixel(const pw_render_params *prm, uint32_t p)
+{
+    const uint32_t tile = PW_WF_TILE_W * PW_WF_TILE_H;
+    uint32_t t = p / tile, j = p % tile, tiles_x = prm->width / PW_WF_TILE_W;
+    uint32_t x = (t % tiles_x) * PW_WF_TILE_W + j % PW_WF_TILE_W, y = (t / tiles_x) * PW_WF_TILE_H + j / PW_WF_TILE_W;
+    return y * prm->width + x;
+}
+
+/* The inverse: the position of pixel q. */
+PW_HD uint32_t pw_wf_tile_position(const pw_render_params *prm, uint32_t q)
+{
+    uint32_t x = q % prm->width, y = q / prm->width, tiles_x = prm->width / PW_WF_TILE_W;
+    uint32_t t = (y / PW_WF_TILE_H) * tiles_x + x / PW_WF_TILE_W;
+    return t * PW_WF_TILE_W * PW_WF_TILE_H + (y % PW_WF_TILE_H) * PW_WF_TILE_W + x % PW_WF_TILE_W;
+}
+
 /* generate: item i starts, in slot i, sample first_sample + i / pixels of
- * pixel first_pixel + i % pixels. */
+ * pixel first_pixel + i % pixels (in tile order, above, where it applies). */
 PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                           uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
-    uint32_t pixel = first_pixel + i % pixels;
-    pw_path p = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
-    pw_wf_store(w, i, &p);
+    uint32_t p = i % pixels;
+    uint32_t pixel = pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_pixel(prm, p) : first_pixel + p;
+    pw_path path = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
+    pw_wf_store(w, i, &path);
     pw_wf_book(w, i, 1, 0, 0);
     w->pixel[i] = pixel;
     w->queue[0][i] = i;
@@ -321,14 +352,16 @@ PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_
 }
 
 /* gather, once a wave without splitting is done: pixel first_pixel + i adds
- * the radiance of its samples, slots i, i + pixels, ..., in sample order. */
-PW_HD void pw_wf_gather(const pw_wave *w, uint32_t i, uint32_t first_pixel, uint32_t pixels, uint32_t samples,
-                        float *sum)
+ * the radiance of its samples, slots j, j + pixels, ..., in sample order
+ * (j its position in the wave). */
+PW_HD void pw_wf_gather(const pw_wave *w, const pw_render_params *prm, uint32_t i, uint32_t first_pixel,
+                        uint32_t pixels, uint32_t samples, float *sum)
 {
+    uint32_t j = pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_position(prm, i) : i;
     float *dst = sum + 3 * ((size_t)first_pixel + i);
     pw_vec3 acc = v3(dst[0], dst[1], dst[2]);
     for (uint32_t k = 0; k < samples; k++) {
-        pw_f4 l = pw_f4_load(&w->rad[k * pixels + i]);
+        pw_f4 l = pw_f4_load(&w->rad[k * pixels + j]);
         pw_path_accumulate(&acc, v3(l.x, l.y, l.z));
     }
     dst[0] = acc.x, dst[1] = acc.y, dst[2] = acc.z;

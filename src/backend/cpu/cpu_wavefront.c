@@ -66,7 +66,7 @@ static void gather_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_gather(c->w, i, c->first_pixel, c->pixels, c->samples, c->r->sum);
+        pw_wf_gather(c->w, &c->r->params, i, c->first_pixel, c->pixels, c->samples, c->r->sum);
 }
 
 /* Runs one stage over n items and records its time. */

@@ -110,10 +110,10 @@ __global__ void k_resolve(pw_wave w, pw_render_params prm, float *sum)
     pw_wf_resolve(&w, &prm, i, sum);
 }
 
-__global__ void k_gather(pw_wave w, const uint32_t *params, float *sum)
+__global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params, float *sum)
 {
     GRID_STRIDE(i, params[2])
-    pw_wf_gather(&w, i, params[0], params[2], params[3], sum);
+    pw_wf_gather(&w, &prm, i, params[0], params[2], params[3], sum);
 }
 
 /* The last paths of a wave, each run to its end by one thread; capped at
@@ -306,7 +306,7 @@ static cudaError_t launch_gather(pw_renderer *r, cuda_state *c)
     cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
     if (r->params.split <= 1)
-        STEP((k_gather<<<cw->grid, WAVE_BLOCK, 0, cw->stream>>>(cw->w, cw->d_params, c->d_sum)));
+        STEP((k_gather<<<cw->grid, WAVE_BLOCK, 0, cw->stream>>>(cw->w, r->params, cw->d_params, c->d_sum)));
     return e;
 }
 
