@@ -1,7 +1,8 @@
 /* BVH traversal against brute force: for thousands of random rays over
  * random triangles, spheres, a mix, degenerate layouts and real meshes, the
  * closest hit of pw_bvh_trace (the binary BVH), pw_bvh4_trace (the 4-wide
- * BVH every backend traces, collapsed from it), pw_bvh8_trace (the
+ * BVH every backend traces, collapsed from it, with its children pushed
+ * in child order or, as on the GPU, in order of distance), pw_bvh8_trace (the
  * CPU's 8-wide AVX2 BVH for sphere scenes, converted from it) and, for
  * scenes of at most 64 spheres, pw_trace_sphere_groups (what the GPU traces
  * for them) is the one a
@@ -92,6 +93,14 @@ static int trace_bvh4(const accel *a, pw_ray r, float tmin, float tmax, int any_
     return pw_bvh4_trace(&a->v, r, tmin, tmax, any_hit, h);
 }
 
+/* With the children pushed in order of distance, as the GPU walks it. */
+static int trace_bvh4_sorted(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h)
+{
+    pw_scene_view v = a->v;
+    v.bvh4_sorted = 1;
+    return pw_bvh4_trace(&v, r, tmin, tmax, any_hit, h);
+}
+
 static int trace_bvh8(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h)
 {
     return pw_bvh8_trace(&a->v, &a->b8, r, tmin, tmax, any_hit, h);
@@ -143,6 +152,7 @@ static void check_closest(const accel *a, pw_ray r, float tmin, float tmax, int 
     check_one(a, trace_bvh2, "binary BVH", r, tmin, tmax, &hb, fb, ray_id, c);
     assert_non_null(a->v.nodes4);
     check_one(a, trace_bvh4, "4-wide BVH", r, tmin, tmax, &hb, fb, ray_id, c);
+    check_one(a, trace_bvh4_sorted, "4-wide BVH, children sorted", r, tmin, tmax, &hb, fb, ray_id, c);
     if (a->has_b8)
         check_one(a, trace_bvh8, "8-wide BVH", r, tmin, tmax, &hb, fb, ray_id, c);
     if (a->has_groups)

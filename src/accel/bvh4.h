@@ -26,6 +26,86 @@ PW_HD void pw_bvh4_load(const pw_bvh4_node *p, pw_bvh4_node *n)
 #endif
 }
 
+/* Tests node n's children: returns the nearest hit (PW_BVH4_EMPTY if
+ * none) and pushes the others with their entry distance, in child order. */
+PW_HD uint32_t pw_bvh4_visit(const pw_bvh4_node *n, pw_vec3 oid, pw_vec3 inv_d, float tmin, float tmax,
+                             uint32_t *st_ref, float *st_t, int *sp)
+{
+    uint32_t next = PW_BVH4_EMPTY;
+    float t_next = PW_INF;
+#if PW_DEVICE_CODE
+#pragma unroll
+#endif
+    for (int k = 0; k < 4; k++) {
+        if (n->child[k] == PW_BVH4_EMPTY)
+            continue;
+        const float lo[3] = {n->lo_x[k], n->lo_y[k], n->lo_z[k]}, hi[3] = {n->hi_x[k], n->hi_y[k], n->hi_z[k]};
+        float t = pw_intersect_box(oid, inv_d, lo, hi, tmin, tmax);
+        if (t == PW_INF)
+            continue;
+        if (t < t_next) {
+            if (next != PW_BVH4_EMPTY) {
+                st_ref[*sp] = next;
+                st_t[(*sp)++] = t_next;
+            }
+            next = n->child[k];
+            t_next = t;
+        } else {
+            st_ref[*sp] = n->child[k];
+            st_t[(*sp)++] = t;
+        }
+    }
+    return next;
+}
+
+/* Puts entries i < j of (t, c) in order of t. */
+PW_HD void pw_bvh4_order(float *t, uint32_t *c, int i, int j)
+{
+    float ti = t[i], tj = t[j];
+    uint32_t ci = c[i], cj = c[j];
+    int swap = tj < ti;
+    t[i] = swap ? tj : ti;
+    t[j] = swap ? ti : tj;
+    c[i] = swap ? cj : ci;
+    c[j] = swap ? ci : cj;
+}
+
+/* As pw_bvh4_visit, but the others are pushed farthest first, so they pop
+ * in order of distance and more of them are skipped behind a hit found
+ * meanwhile (a sorting network of five compare-swaps orders the four). On
+ * the GPU, whose traversal waits on memory, that pays for closest hits
+ * (meshes +2-5%, docs/PERFORMANCE.md), so the GPU always sorts; on the CPU
+ * the Cornell box took 10% more instructions, so the host sorts only where
+ * a view sets bvh4_sorted (the tests, to check the GPU's walk). */
+PW_HD uint32_t pw_bvh4_visit_sorted(const pw_bvh4_node *n, pw_vec3 oid, pw_vec3 inv_d, float tmin, float tmax,
+                                    uint32_t *st_ref, float *st_t, int *sp)
+{
+    float t[4];
+    uint32_t c[4];
+#if PW_DEVICE_CODE
+#pragma unroll
+#endif
+    for (int k = 0; k < 4; k++) {
+        const float lo[3] = {n->lo_x[k], n->lo_y[k], n->lo_z[k]}, hi[3] = {n->hi_x[k], n->hi_y[k], n->hi_z[k]};
+        c[k] = n->child[k];
+        t[k] = c[k] == PW_BVH4_EMPTY ? PW_INF : pw_intersect_box(oid, inv_d, lo, hi, tmin, tmax);
+    }
+    pw_bvh4_order(t, c, 0, 1);
+    pw_bvh4_order(t, c, 2, 3);
+    pw_bvh4_order(t, c, 0, 2);
+    pw_bvh4_order(t, c, 1, 3);
+    pw_bvh4_order(t, c, 1, 2);
+#if PW_DEVICE_CODE
+#pragma unroll
+#endif
+    for (int k = 3; k > 0; k--)
+        if (t[k] != PW_INF) {
+            st_ref[*sp] = c[k];
+            st_t[(*sp)++] = t[k];
+        }
+    return t[0] != PW_INF ? c[0] : PW_BVH4_EMPTY;
+}
+
 /* Closest hit in (tmin, tmax), or with any_hit the first hit found. The
  * nearest child box hit is visited next, the others pushed with their entry
  * distance, and a popped entry farther than the closest hit so far is
@@ -57,29 +137,11 @@ PW_HD int pw_bvh4_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax
             pw_bvh4_node n;
             pw_bvh4_load(s->nodes4 + cur, &n);
             uint32_t next = PW_BVH4_EMPTY;
-            float t_next = PW_INF;
-#if PW_DEVICE_CODE
-#pragma unroll
-#endif
-            for (int k = 0; k < 4; k++) {
-                if (n.child[k] == PW_BVH4_EMPTY)
-                    continue;
-                const float lo[3] = {n.lo_x[k], n.lo_y[k], n.lo_z[k]}, hi[3] = {n.hi_x[k], n.hi_y[k], n.hi_z[k]};
-                float t = pw_intersect_box(oid, inv_d, lo, hi, tmin, tmax);
-                if (t == PW_INF)
-                    continue;
-                if (t < t_next) {
-                    if (next != PW_BVH4_EMPTY) {
-                        st_ref[sp] = next;
-                        st_t[sp++] = t_next;
-                    }
-                    next = n.child[k];
-                    t_next = t;
-                } else {
-                    st_ref[sp] = n.child[k];
-                    st_t[sp++] = t;
-                }
-            }
+            /* On the GPU a literal: each inlined walk holds one visit. */
+            if (!any_hit && (PW_DEVICE_CODE || s->bvh4_sorted))
+                next = pw_bvh4_visit_sorted(&n, oid, inv_d, tmin, tmax, st_ref, st_t, &sp);
+            else
+                next = pw_bvh4_visit(&n, oid, inv_d, tmin, tmax, st_ref, st_t, &sp);
             if (next != PW_BVH4_EMPTY) {
                 cur = next;
                 continue;

@@ -232,6 +232,7 @@ typedef struct pw_scene_view {
 
     const void *cpu_bvh8; /* CPU only: an 8-wide BVH traced instead of nodes (accel/bvh8_cpu.h) */
     uint32_t wide_bvh;     /* trace nodes4 rather than nodes (the renderer picks, docs/PERFORMANCE.md) */
+    uint32_t bvh4_sorted;  /* host: closest-hit walks of nodes4 push children in order of distance, as the GPU's always do */
     uint32_t flat_spheres; /* a PW_FLAT_*: spheres only and few of them, no BVH (the GPU keeps them in shared memory) */
     const pw_sphere_group *groups;    /* PW_FLAT_GROUPS: the runs */
     const pw_sphere *group_spheres;   /* their spheres in run order */
