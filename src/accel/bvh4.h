@@ -29,7 +29,7 @@ PW_HD void pw_bvh4_load(const pw_bvh4_node *p, pw_bvh4_node *n)
 /* Tests node n's children: returns the nearest hit (PW_BVH4_EMPTY if
  * none) and pushes the others with their entry distance, in child order. */
 PW_HD uint32_t pw_bvh4_visit(const pw_bvh4_node *n, pw_vec3 oid, pw_vec3 inv_d, float tmin, float tmax,
-                             uint32_t *st_ref, float *st_t, int *sp)
+                             uint32_t *st_ref, float *st_t, int *sp, int any_hit)
 {
     uint32_t next = PW_BVH4_EMPTY;
     float t_next = PW_INF;
@@ -43,16 +43,20 @@ PW_HD uint32_t pw_bvh4_visit(const pw_bvh4_node *n, pw_vec3 oid, pw_vec3 inv_d, 
         float t = pw_intersect_box(oid, inv_d, lo, hi, tmin, tmax);
         if (t == PW_INF)
             continue;
+        /* Any hit ends the walk, so tmax never shrinks and no entry's
+         * distance is read again: a shadow ray pushes references alone. */
         if (t < t_next) {
             if (next != PW_BVH4_EMPTY) {
-                st_ref[*sp] = next;
-                st_t[(*sp)++] = t_next;
+                if (!any_hit)
+                    st_t[*sp] = t_next;
+                st_ref[(*sp)++] = next;
             }
             next = n->child[k];
             t_next = t;
         } else {
-            st_ref[*sp] = n->child[k];
-            st_t[(*sp)++] = t;
+            if (!any_hit)
+                st_t[*sp] = t;
+            st_ref[(*sp)++] = n->child[k];
         }
     }
     return next;
@@ -141,7 +145,7 @@ PW_HD int pw_bvh4_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax
             if (!any_hit && (PW_DEVICE_CODE || s->bvh4_sorted))
                 next = pw_bvh4_visit_sorted(&n, oid, inv_d, tmin, tmax, st_ref, st_t, &sp);
             else
-                next = pw_bvh4_visit(&n, oid, inv_d, tmin, tmax, st_ref, st_t, &sp);
+                next = pw_bvh4_visit(&n, oid, inv_d, tmin, tmax, st_ref, st_t, &sp, any_hit);
             if (next != PW_BVH4_EMPTY) {
                 cur = next;
                 continue;
@@ -152,7 +156,7 @@ PW_HD int pw_bvh4_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax
                 return found;
             --sp;
             cur = st_ref[sp];
-        } while (st_t[sp] > tmax);
+        } while (!any_hit && st_t[sp] > tmax);
     }
 }
 
