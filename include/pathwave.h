@@ -128,7 +128,7 @@ typedef struct pw_settings {
     int threads;     /* CPU threads; 0 = all cores */
     pw_backend backend;
     pw_light_mode light_mode;
-    int cpu_bvh_width; /* 0: choose (8 for sphere-only scenes, else 2); 8: AVX2 wide BVH; 2: the GPU's binary BVH */
+    int cpu_bvh_width; /* 0: choose (8 where AVX2 runs); 8: AVX2 8-wide BVH; 2: the GPU's trees (4-wide for meshes) */
     int stage_stats;   /* wavefront: time each stage (see pw_renderer_stage_stats) */
     int wave_paths;    /* wavefront: most paths in flight (0: as many as memory allows, up to one per pixel) */
     int split;         /* ray splitting: child paths per path at its first hit, 1..64 (1: off) */

@@ -6,6 +6,7 @@
 #include "test_common.h"
 
 #include "accel/bvh4.h"
+#include "accel/bvh8_cpu.h"
 #include "accel/bvh_traverse.h"
 #include "scene/scene.h"
 #include "test_mesh_util.h"
@@ -349,6 +350,15 @@ static void watertight_icosphere(void **state)
     test_mesh_free(&m);
 }
 
+/* Closest (any_hit 0) or any hit through the binary (which 0), 4-wide (1)
+ * or the CPU's 8-wide BVH (2, with its 8-lane triangle test). */
+static int trace_with(int which, const pw_scene_view *v, const pw_bvh8 *b8, pw_ray r, int any_hit, pw_hit *h)
+{
+    if (which == 2)
+        return pw_bvh8_trace(v, b8, r, 0.0f, PW_INF, any_hit, h);
+    return (which ? pw_bvh4_trace : pw_bvh_trace)(v, r, 0.0f, PW_INF, any_hit, h);
+}
+
 /* The same leak test through the BVH: the box test must not cull a node a
  * ray through a vertex or edge touches. */
 static void watertight_through_bvh(void **state)
@@ -364,6 +374,8 @@ static void watertight_through_bvh(void **state)
                          PW_OK);
     assert_int_equal(pw_scene_prepare(s, 1), PW_OK);
     pw_scene_view view = pw_scene_host_view(s, 1.0f);
+    pw_bvh8 b8;
+    int has_b8 = pw_bvh8_build(&view, &b8);
     test_rng rng = {31};
     int rays = 0;
     for (int k = 0; k < 3; k++) {
@@ -376,19 +388,22 @@ static void watertight_through_bvh(void **state)
                                          (i - m.nv) % 2 ? 0.5f : (float)trng_unif(&rng));
             pw_ray r = {o, unit(v3_sub(p, o))};
             float expect = v3_len(v3_sub(p, o));
-            for (int wide = 0; wide < 2; wide++) {
-                const char *name = wide ? "4-wide BVH" : "BVH";
+            for (int wide = 0; wide < 2 + has_b8; wide++) {
+                const char *name = wide == 2 ? "8-wide CPU BVH" : wide ? "4-wide BVH" : "BVH";
                 pw_hit h;
-                if (!(wide ? pw_bvh4_trace : pw_bvh_trace)(&view, r, 0.0f, PW_INF, 0, &h))
+                if (!trace_with(wide, &view, &b8, r, 0, &h))
                     fail_msg("%s: the ray from inside toward point %u leaks", name, i);
                 if (fabsf(h.t - expect) > 1e-5f * expect)
                     fail_msg("%s: ray toward point %u hits at %.9g, expected %.9g", name, i, h.t, expect);
-                if (!(wide ? pw_bvh4_trace : pw_bvh_trace)(&view, r, 0.0f, PW_INF, 1, &h))
+                if (!trace_with(wide, &view, &b8, r, 1, &h))
                     fail_msg("%s any-hit: the ray from inside toward point %u leaks", name, i);
             }
         }
     }
-    printf("BVH over %u triangles: %d rays through vertices and edges, none leaked\n", m.nt, rays);
+    printf("BVH over %u triangles: %d rays through vertices and edges, none leaked%s\n", m.nt, rays,
+           has_b8 ? " (binary, 4-wide and the CPU's 8-wide)" : " (binary and 4-wide; no AVX2 8-wide here)");
+    if (has_b8)
+        pw_bvh8_free(&b8);
     pw_scene_free(s);
     test_mesh_free(&m);
 }

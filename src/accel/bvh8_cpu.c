@@ -1,6 +1,7 @@
 /* 8-wide BVH for the CPU: conversion from the binary BVH and AVX2 traversal.
- * The sphere lanes compute exactly the operations of pw_intersect_sphere in
- * the same order, so hits are bit-identical to the shared scalar code. */
+ * The sphere lanes compute exactly the operations of pw_intersect_sphere,
+ * the triangle lanes those of pw_intersect_triangle, in the same order, so
+ * hits are bit-identical to the shared scalar code. */
 #include "accel/bvh8_cpu.h"
 
 #include <stdlib.h>
@@ -19,6 +20,7 @@ typedef struct conv {
     pw_bvh8 *b;
     uint32_t cap_nodes, cap_leaves, cap_blocks, cap_tris;
     uint32_t *sph, n_sph; /* scratch: spheres of the leaf being made */
+    uint32_t *tri, n_tri; /* scratch: its triangles */
 } conv;
 
 static void count_prims(conv *c, uint32_t n)
@@ -76,27 +78,49 @@ static void gather_prims(conv *c, uint32_t n)
         if (p < c->s->n_spheres)
             c->sph[c->n_sph++] = p;
         else
-            c->b->tri_prims[c->b->n_tri_prims++] = p;
+            c->tri[c->n_tri++] = p;
     }
 }
 
-/* A small binary subtree becomes one wide leaf: its spheres in blocks of 8
- * lanes, its triangles in a list. */
+/* Fills triangle block blk with triangles prims[0 .. n) (n <= 8). */
+static void fill_tri_block(const pw_scene_view *s, pw_tri8 *blk, const uint32_t *prims, uint32_t n)
+{
+    memset(blk, 0, sizeof *blk);
+    for (uint32_t lane = 0; lane < 8; lane++) {
+        blk->prim[lane] = PW_NO_HIT;
+        if (lane >= n)
+            continue;
+        const uint32_t *ix = s->tri_idx + 3 * (prims[lane] - s->n_spheres);
+        for (int k = 0; k < 3; k++) {
+            pw_vec3 p = s->pos[ix[k]];
+            blk->v[k][0][lane] = p.x, blk->v[k][1][lane] = p.y, blk->v[k][2][lane] = p.z;
+        }
+        blk->prim[lane] = prims[lane];
+    }
+}
+
+/* A small binary subtree becomes one wide leaf: its spheres and its
+ * triangles in blocks of 8 lanes. */
 static int32_t make_leaf(conv *c, uint32_t n)
 {
     pw_bvh8 *b = c->b;
-    uint32_t nb = (c->count[n] - c->tris[n] + 7) / 8;
+    uint32_t nb = (c->count[n] - c->tris[n] + 7) / 8, nt = (c->tris[n] + 7) / 8;
     if (!reserve((void **)&b->leaves, &c->cap_leaves, b->n_leaves + 1, sizeof *b->leaves) ||
         !reserve((void **)&b->blocks, &c->cap_blocks, b->n_blocks + nb, sizeof *b->blocks) ||
-        !reserve((void **)&b->tri_prims, &c->cap_tris, b->n_tri_prims + c->tris[n], sizeof *b->tri_prims))
+        !reserve((void **)&b->tri_blocks, &c->cap_tris, b->n_tri_blocks + nt, sizeof *b->tri_blocks))
         return INT32_MIN;
     pw_bvh8_leaf *leaf = &b->leaves[b->n_leaves];
-    leaf->tri_first = b->n_tri_prims;
+    leaf->tri_first = b->n_tri_blocks;
     leaf->tri_count = c->tris[n];
     leaf->block_first = b->n_blocks;
     leaf->block_count = nb;
-    c->n_sph = 0;
+    c->n_sph = c->n_tri = 0;
     gather_prims(c, n);
+    for (uint32_t k = 0; k < nt; k++) {
+        uint32_t left = c->n_tri - 8 * k;
+        fill_tri_block(c->s, &b->tri_blocks[b->n_tri_blocks + k], c->tri + 8 * k, left < 8 ? left : 8);
+    }
+    b->n_tri_blocks += nt;
     for (uint32_t k = 0; k < 8 * nb; k++) {
         pw_sphere8 *blk = &b->blocks[b->n_blocks + k / 8];
         uint32_t lane = k % 8;
@@ -233,14 +257,16 @@ int pw_bvh8_build(const pw_scene_view *s, pw_bvh8 *out)
     c.count = malloc((size_t)n_bin * sizeof *c.count);
     c.tris = malloc((size_t)n_bin * sizeof *c.tris);
     c.sph = malloc((size_t)PW_BVH8_LEAF_SPHERES * sizeof *c.sph);
+    c.tri = malloc((size_t)PW_BVH8_LEAF_SPHERES * sizeof *c.tri);
     int32_t root = INT32_MIN;
-    if (c.count && c.tris && c.sph) {
+    if (c.count && c.tris && c.sph && c.tri) {
         count_prims(&c, 0);
         root = convert(&c, 0);
     }
     free(c.count);
     free(c.tris);
     free(c.sph);
+    free(c.tri);
     if (root == INT32_MIN) {
         pw_bvh8_free(out);
         return 0;
@@ -269,6 +295,110 @@ static int leaf_spheres(const pw_sphere8 *blocks, uint32_t n, const pw_ray8 *r, 
     return 1;
 }
 
+/* The ray in the frame of the watertight test: origin coordinates and
+ * shear in the order kx, ky, kz (accel's pw_ray_shear). */
+typedef struct tri_ray8 {
+    __m256 o[3], s[3];
+    int k[3];
+} tri_ray8;
+
+static tri_ray8 tri_ray8_make(pw_vec3 o, const pw_ray_shear *sh)
+{
+    tri_ray8 t;
+    const float oo[3] = {o.x, o.y, o.z};
+    t.k[0] = sh->kx, t.k[1] = sh->ky, t.k[2] = sh->kz;
+    for (int i = 0; i < 3; i++)
+        t.o[i] = _mm256_set1_ps(oo[t.k[i]]);
+    t.s[0] = _mm256_set1_ps(sh->sx), t.s[1] = _mm256_set1_ps(sh->sy), t.s[2] = _mm256_set1_ps(sh->sz);
+    return t;
+}
+
+/* Vertex j of the block's lanes translated to the ray's origin and sheared:
+ * x, y and the unscaled z, exactly as pw_intersect_triangle computes them. */
+static inline void tri8_vertex(const pw_tri8 *blk, int j, const tri_ray8 *t, __m256 *x, __m256 *y, __m256 *z)
+{
+    *z = _mm256_sub_ps(_mm256_loadu_ps(blk->v[j][t->k[2]]), t->o[2]);
+    *x = _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(blk->v[j][t->k[0]]), t->o[0]), _mm256_mul_ps(t->s[0], *z));
+    *y = _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(blk->v[j][t->k[1]]), t->o[1]), _mm256_mul_ps(t->s[1], *z));
+}
+
+/* The block's n triangles one by one with the shared scalar test (a lane
+ * had an edge function of exactly zero, which it decides in double). */
+static int tri8_scalar(const pw_tri8 *blk, uint32_t n, pw_vec3 o, const pw_ray_shear *sh, float tmin, float *tmax,
+                       pw_hit *hit, int any_hit)
+{
+    int found = 0;
+    for (uint32_t lane = 0; lane < n; lane++) {
+        pw_vec3 v[3];
+        for (int k = 0; k < 3; k++)
+            v[k] = v3(blk->v[k][0][lane], blk->v[k][1][lane], blk->v[k][2][lane]);
+        float t, u, w;
+        if (!pw_intersect_triangle(o, sh, v[0], v[1], v[2], tmin, *tmax, &t, &u, &w))
+            continue;
+        *tmax = t;
+        hit->t = t, hit->prim = blk->prim[lane], hit->u = u, hit->v = w;
+        found = 1;
+        if (any_hit)
+            return 1;
+    }
+    return found;
+}
+
+/* The nearest of the block's first n triangles closer than *tmax, each lane
+ * with the operations of pw_intersect_triangle; ties go to the lowest lane,
+ * as a scalar loop with a strict comparison gives. */
+static int tri8_test(const pw_tri8 *blk, uint32_t n, const tri_ray8 *tr, pw_vec3 o, const pw_ray_shear *sh,
+                     float tmin, float *tmax, pw_hit *hit, int any_hit)
+{
+    __m256 ax, ay, az, bx, by, bz, cx, cy, cz;
+    tri8_vertex(blk, 0, tr, &ax, &ay, &az);
+    tri8_vertex(blk, 1, tr, &bx, &by, &bz);
+    tri8_vertex(blk, 2, tr, &cx, &cy, &cz);
+    __m256 U = _mm256_sub_ps(_mm256_mul_ps(cx, by), _mm256_mul_ps(cy, bx));
+    __m256 V = _mm256_sub_ps(_mm256_mul_ps(ax, cy), _mm256_mul_ps(ay, cx));
+    __m256 W = _mm256_sub_ps(_mm256_mul_ps(bx, ay), _mm256_mul_ps(by, ax));
+    __m256 zero = _mm256_setzero_ps();
+    __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256 valid = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), lanes));
+    __m256 on_edge = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_EQ_OQ), _mm256_cmp_ps(V, zero, _CMP_EQ_OQ)),
+                                  _mm256_cmp_ps(W, zero, _CMP_EQ_OQ));
+    if (_mm256_movemask_ps(_mm256_and_ps(on_edge, valid)))
+        return tri8_scalar(blk, n, o, sh, tmin, tmax, hit, any_hit);
+    __m256 neg = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_LT_OQ), _mm256_cmp_ps(V, zero, _CMP_LT_OQ)),
+                              _mm256_cmp_ps(W, zero, _CMP_LT_OQ));
+    __m256 pos = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_GT_OQ), _mm256_cmp_ps(V, zero, _CMP_GT_OQ)),
+                              _mm256_cmp_ps(W, zero, _CMP_GT_OQ));
+    __m256 det = _mm256_add_ps(_mm256_add_ps(U, V), W);
+    __m256 ok = _mm256_andnot_ps(_mm256_and_ps(neg, pos), valid);
+    ok = _mm256_and_ps(ok, _mm256_cmp_ps(det, zero, _CMP_NEQ_UQ));
+    if (!_mm256_movemask_ps(ok))
+        return 0;
+    __m256 sz = tr->s[2];
+    __m256 T = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(U, _mm256_mul_ps(sz, az)), _mm256_mul_ps(V, _mm256_mul_ps(sz, bz))),
+                             _mm256_mul_ps(W, _mm256_mul_ps(sz, cz)));
+    __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), det);
+    __m256 t = _mm256_mul_ps(T, inv);
+    ok = _mm256_and_ps(ok, _mm256_and_ps(_mm256_cmp_ps(t, _mm256_set1_ps(tmin), _CMP_GT_OQ),
+                                         _mm256_cmp_ps(t, _mm256_set1_ps(*tmax), _CMP_LT_OQ)));
+    int mask = _mm256_movemask_ps(ok);
+    if (!mask)
+        return 0;
+    float ts[8] __attribute__((aligned(32)));
+    _mm256_store_ps(ts, t);
+    int best = __builtin_ctz((unsigned)mask);
+    for (int m = mask & (mask - 1); m; m &= m - 1) {
+        int k = __builtin_ctz((unsigned)m);
+        if (ts[k] < ts[best])
+            best = k;
+    }
+    float us[8] __attribute__((aligned(32))), ws[8] __attribute__((aligned(32)));
+    _mm256_store_ps(us, _mm256_mul_ps(V, inv));
+    _mm256_store_ps(ws, _mm256_mul_ps(W, inv));
+    *tmax = ts[best];
+    hit->t = ts[best], hit->prim = blk->prim[best], hit->u = us[best], hit->v = ws[best];
+    return 1;
+}
+
 int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
     if (b->flat)
@@ -279,8 +409,11 @@ int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin
     pw_ray8 r8 = pw_ray8_make(r);
     pw_vec3 inv = pw_safe_inverse(r.d);
     pw_ray_shear sh;
-    if (s->n_tris)
+    tri_ray8 tr;
+    if (s->n_tris) {
         sh = pw_ray_shear_make(r.d);
+        tr = tri_ray8_make(r.o, &sh);
+    }
     /* The near plane on each axis is the lower bound when the direction is
      * positive; an empty slot (lo = +inf, hi = -inf) is then never entered. */
     int nx = inv.x < 0.0f, ny = inv.y < 0.0f, nz = inv.z < 0.0f;
@@ -303,12 +436,15 @@ int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin
                     return 1;
                 found = 1;
             }
-            for (uint32_t i = l->tri_first; i < l->tri_first + l->tri_count; i++)
-                if (pw_intersect_prim(s, b->tri_prims[i], r.o, r.d, &sh, tmin, &tmax, hit)) {
+            for (uint32_t k = 0; 8 * k < l->tri_count; k++) {
+                uint32_t left = l->tri_count - 8 * k;
+                if (tri8_test(b->tri_blocks + l->tri_first + k, left < 8 ? left : 8, &tr, r.o, &sh, tmin, &tmax, hit,
+                              any_hit)) {
                     if (any_hit)
                         return 1;
                     found = 1;
                 }
+            }
             continue;
         }
         __m256 tn;
@@ -358,6 +494,6 @@ void pw_bvh8_free(pw_bvh8 *b)
     free(b->nodes);
     free(b->leaves);
     free(b->blocks);
-    free(b->tri_prims);
+    free(b->tri_blocks);
     memset(b, 0, sizeof *b);
 }

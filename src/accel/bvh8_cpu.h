@@ -1,8 +1,9 @@
 /* An 8-wide BVH for the CPU backends, converted from the shared binary BVH:
  * one AVX2 instruction sequence tests a node's eight child boxes, and a leaf
- * tests up to eight spheres at once. Triangles in a leaf use the shared
- * watertight test. Built only where AVX2 is available; elsewhere the CPU
- * traces the binary BVH like the GPU does. */
+ * tests up to eight spheres or eight triangles at once (the triangles with
+ * the lane-by-lane operations of the shared watertight test). Built only
+ * where AVX2 is available; elsewhere the CPU traces the binary BVH like the
+ * GPU does. */
 #ifndef PW_BVH8_CPU_H
 #define PW_BVH8_CPU_H
 
@@ -34,10 +35,18 @@ typedef struct pw_sphere8 {
 } pw_sphere8;
 PW_SIZE_CHECK(pw_sphere8, 160);
 
-/* 16 bytes: a leaf's sphere blocks and triangles. */
+/* 320 bytes: 8 triangles as SoA lanes, v[k][a][lane] the coordinate a of
+ * vertex k. Lanes past a leaf's triangle count are never reported. */
+typedef struct pw_tri8 {
+    float v[3][3][8]; /* 288 */
+    uint32_t prim[8]; /*  32 */
+} pw_tri8;
+PW_SIZE_CHECK(pw_tri8, 320);
+
+/* 16 bytes: a leaf's sphere blocks and triangle blocks. */
 typedef struct pw_bvh8_leaf {
     uint32_t block_first, block_count; /* into pw_bvh8.blocks */
-    uint32_t tri_first, tri_count;     /* into pw_bvh8.tri_prims */
+    uint32_t tri_first, tri_count;     /* tri_count triangles in blocks from pw_bvh8.tri_blocks[tri_first] */
 } pw_bvh8_leaf;
 PW_SIZE_CHECK(pw_bvh8_leaf, 16);
 
@@ -50,8 +59,8 @@ typedef struct pw_bvh8 {
     pw_bvh8_node *nodes;
     pw_bvh8_leaf *leaves;
     pw_sphere8 *blocks;
-    uint32_t *tri_prims; /* primitive ids of the triangles of all leaves */
-    uint32_t n_nodes, n_leaves, n_blocks, n_tri_prims;
+    pw_tri8 *tri_blocks; /* the triangles of all leaves, 8 a block */
+    uint32_t n_nodes, n_leaves, n_blocks, n_tri_blocks;
     int root_is_leaf;
     /* Flat mode (at most PW_GROUPS_MAX_SPHERES spheres, no triangles): no
      * tree, only blocks[0 .. n_blocks), the sphere groups' runs, and their

@@ -41,7 +41,7 @@ static const char *const usage_render =
     "                       importance-sampled; --env-scale X multiplies it [1]\n"
     "  --split N            ray splitting: N child paths at each path's first hit [1]\n"
     "  --cpu-bvh 8|2        CPU BVH: 8-wide AVX2, or the GPU's trees (4-wide for meshes)\n"
-    "                       [8 for sphere-only scenes, else 2]\n"
+    "                       [8 where the CPU has AVX2]\n"
     "  --look-from X,Y,Z    camera position (alias --camera) [scene's camera]\n"
     "  --look-at X,Y,Z      point the camera looks at [scene's camera]\n"
     "  --up X,Y,Z           camera's up direction [scene's camera]\n"
