@@ -155,6 +155,8 @@ typedef struct pw_render_stats {
     double render_seconds;  /* wall time inside pw_renderer_render */
     double device_seconds;  /* time of the work itself: CUDA events on the GPU, wall time on the CPU */
     uint64_t device_bytes;  /* CUDA backends: device memory allocated for scene, image and queues (0 on the CPU) */
+    uint64_t cpu_bvh_bytes; /* CPU backends: host memory of the CPU's own 8-wide BVH (0 without one) */
+    double cpu_bvh_ms;      /* and the time its conversion from the shared BVH took */
 } pw_render_stats;
 void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
 

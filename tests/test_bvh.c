@@ -3,7 +3,8 @@
  * closest hit of pw_bvh_trace (the binary BVH), pw_bvh4_trace (the 4-wide
  * BVH every backend traces, collapsed from it, with its children pushed
  * in child order or, as on the GPU, in order of distance), pw_bvh8_trace (the
- * CPU's 8-wide AVX2 BVH for sphere scenes, converted from it) and, for
+ * CPU's 8-wide AVX2 BVH, converted from it, 8 spheres or triangles a leaf
+ * block) and, for
  * scenes of at most 64 spheres, pw_trace_sphere_groups (what the GPU traces
  * for them) is the one a
  * loop over every primitive finds (same t, same primitive except at exact

@@ -242,6 +242,7 @@ if "$PW" render cornell --width 16 --height 16 --spp 2 --stats --stats-json "$tm
     bvh_bytes=$(json_number "$tmp/s.json" bvh_bytes)
     nodes4=$(json_number "$tmp/s.json" bvh4_nodes)
     scene_bytes=$(json_number "$tmp/s.json" scene_bytes)
+    cpu_bvh=$(json_number "$tmp/s.json" cpu_bvh_bytes)
     missing=
     for l in "load: " "bvh: $nodes nodes built in" "geometry: 0 spheres, 36 triangles, 4 materials, 2 lights" \
         "host memory: scene arrays $scene_bytes bytes" "render: " "rays: "; do
@@ -253,13 +254,16 @@ if "$PW" render cornell --width 16 --height 16 --spp 2 --stats --stats-json "$tm
         fail "--stats-json: triangles or lights are not 36 and 2: $(cat "$tmp/s.json")"
     elif [ -z "$nodes" ] || [ "$nodes" -lt 1 ] || [ "$bvh_bytes" != $((32 * nodes + (4 + 48) * 36 + 128 * nodes4)) ]; then
         fail "--stats-json: bvh_bytes $bvh_bytes is not 32 x $nodes nodes + (4 + 48) x 36 references + 128 x $nodes4"
+    elif [ -n "$cpu_bvh" ] && { [ "$cpu_bvh" -lt $((320 * 36 / 8)) ] ||
+        ! grep -q "^cpu bvh: 8-wide, $cpu_bvh bytes" "$tmp/err"; }; then
+        fail "--stats-json: cpu_bvh_bytes '$cpu_bvh' is less than 36 triangles in blocks of 8 (320 bytes), or --stats does not say it: $(cat "$tmp/err")"
     elif [ -z "$scene_bytes" ] || [ "$scene_bytes" -lt $((36 * 16)) ]; then
         fail "--stats-json: scene_bytes '$scene_bytes' is less than the triangles' 36 x 16 bytes"
     elif ! awk -v m="$(json_number "$tmp/s.json" mrays_per_s)" -v l="$(json_number "$tmp/s.json" load_ms)" \
         -v b="$(json_number "$tmp/s.json" bvh_build_ms)" 'BEGIN { exit !(m > 0 && l >= 0 && b >= 0 && l < 60000) }'; then
         fail "--stats-json: implausible mrays_per_s, load_ms or bvh_build_ms: $(cat "$tmp/s.json")"
     else
-        echo "ok: --stats and --stats-json: 36 triangles, $nodes nodes, $bvh_bytes BVH bytes, $scene_bytes scene bytes"
+        echo "ok: --stats and --stats-json: 36 triangles, $nodes nodes, $bvh_bytes BVH bytes, $scene_bytes scene bytes${cpu_bvh:+, CPU 8-wide BVH $cpu_bvh bytes}"
     fi
 else
     fail "render cornell --stats --stats-json exited with $?: $(cat "$tmp/err")"

@@ -140,8 +140,9 @@ static void progressive_continues_the_sequence(void **state)
     }
 }
 
-/* The CPU's 8-wide BVH and the binary BVH of the GPU must give the same
- * image: bit-identical where hits are unique (spheres); with triangles a ray
+/* The CPU's 8-wide BVH and the GPU's trees (--cpu-bvh 2: the 4-wide one
+ * for meshes) must give the same image: bit-identical where hits are
+ * unique (spheres); with triangles a ray
  * through a shared edge may be assigned to either neighbour, which moves a
  * path by rounding only, so nearly all values must still be identical and
  * the image means agree to 1e-4. */

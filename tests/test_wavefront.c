@@ -84,8 +84,10 @@ static void test_toy(void **state)
 }
 
 /* An image of whole 8x4 tiles: the camera rays go out tile by tile and
- * gather finds each pixel's slots through the inverse map (the other tests'
- * images are not whole tiles, or not whole in one wave, and keep rows). */
+ * gather finds each pixel's slots through the inverse map. The only
+ * bit-exact test of tile order: the other exact tests' images are not whole
+ * tiles, or not whole in one wave, and keep rows (the split test's 32x32 is
+ * tiled, but checks statistics only). */
 static void test_toy_tile_order(void **state)
 {
     (void)state;

@@ -111,9 +111,9 @@ PW_HD uint32_t pw_bvh4_visit_sorted(const pw_bvh4_node *n, pw_vec3 oid, pw_vec3 
 }
 
 /* Closest hit in (tmin, tmax), or with any_hit the first hit found. The
- * nearest child box hit is visited next, the others pushed with their entry
- * distance, and a popped entry farther than the closest hit so far is
- * skipped. */
+ * nearest child box hit is visited next and the others pushed
+ * (pw_bvh4_visit, pw_bvh4_visit_sorted); a popped entry farther than the
+ * closest hit so far is skipped. */
 PW_HD int pw_bvh4_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
     uint32_t st_ref[PW_BVH4_STACK];

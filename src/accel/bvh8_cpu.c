@@ -346,7 +346,9 @@ static int tri8_scalar(const pw_tri8 *blk, uint32_t n, pw_vec3 o, const pw_ray_s
 
 /* The nearest of the block's first n triangles closer than *tmax, each lane
  * with the operations of pw_intersect_triangle; ties go to the lowest lane,
- * as a scalar loop with a strict comparison gives. */
+ * as a scalar loop with a strict comparison gives. With any_hit it reports
+ * the nearest too, where a scalar loop stops at the first: callers of an
+ * any-hit query read only whether there was a hit. */
 static int tri8_test(const pw_tri8 *blk, uint32_t n, const tri_ray8 *tr, pw_vec3 o, const pw_ray_shear *sh,
                      float tmin, float *tmax, pw_hit *hit, int any_hit)
 {
@@ -488,6 +490,12 @@ int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin
 }
 
 #endif
+
+uint64_t pw_bvh8_bytes(const pw_bvh8 *b)
+{
+    return (uint64_t)b->n_nodes * sizeof *b->nodes + (uint64_t)b->n_leaves * sizeof *b->leaves +
+           (uint64_t)b->n_blocks * sizeof *b->blocks + (uint64_t)b->n_tri_blocks * sizeof *b->tri_blocks;
+}
 
 void pw_bvh8_free(pw_bvh8 *b)
 {

@@ -2,8 +2,8 @@
  * one AVX2 instruction sequence tests a node's eight child boxes, and a leaf
  * tests up to eight spheres or eight triangles at once (the triangles with
  * the lane-by-lane operations of the shared watertight test). Built only
- * where AVX2 is available; elsewhere the CPU traces the binary BVH like the
- * GPU does. */
+ * where AVX2 is available; elsewhere the CPU traces the shared trees (the
+ * 4-wide one for meshes) as the GPU does. */
 #ifndef PW_BVH8_CPU_H
 #define PW_BVH8_CPU_H
 
@@ -69,9 +69,11 @@ typedef struct pw_bvh8 {
 } pw_bvh8;
 
 /* Converts the binary BVH of the view; returns 0 when out of memory or when
- * this build has no AVX2 path (the caller then traces the binary BVH). */
+ * this build has no AVX2 path (the caller then traces the shared trees). */
 int pw_bvh8_build(const pw_scene_view *s, pw_bvh8 *out);
 void pw_bvh8_free(pw_bvh8 *b);
+/* Host memory of its arrays. */
+uint64_t pw_bvh8_bytes(const pw_bvh8 *b);
 /* Same contract as pw_bvh_trace. */
 int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit);
 

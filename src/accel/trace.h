@@ -32,7 +32,11 @@ PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, flo
 }
 
 /* Closest (or, with any_hit, any) hit in (tmin, tmax). On the host a view
- * may carry the CPU's 8-wide BVH; both layouts give the same hits. */
+ * may carry the CPU's 8-wide BVH. Every layout finds the same closest t;
+ * where two triangles tie exactly (a ray through their shared edge), the
+ * layouts and walk orders (the GPU's sorted 4-wide walk, the CPU's 8-wide
+ * tree) may report either one. With any_hit only the verdict is defined:
+ * which occluder is reported differs between layouts. */
 PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
 #if !PW_DEVICE_CODE

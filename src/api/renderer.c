@@ -165,13 +165,18 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
             pw_renderer_free(r);
             return st;
         }
-    } else if ((s.cpu_bvh_width == 8 || s.cpu_bvh_width == 0) && pw_bvh8_build(&r->view, &r->bvh8)) {
+    } else if (s.cpu_bvh_width == 8 || s.cpu_bvh_width == 0) {
         /* Measured (docs/PERFORMANCE.md): the 8-wide BVH, whose leaves test
          * 8 spheres or 8 triangles at a time, wins on spheres and on meshes
          * (bunny +37% against the 4-wide tree). Without AVX2, or without
-         * the memory for it (about 70 bytes a triangle), the CPU walks the
-         * shared tree. */
-        r->view.cpu_bvh8 = &r->bvh8;
+         * the memory for it (about 60-70 bytes a triangle), the CPU walks
+         * the shared tree. */
+        double t0 = pw_now_seconds();
+        if (pw_bvh8_build(&r->view, &r->bvh8)) {
+            r->view.cpu_bvh8 = &r->bvh8;
+            r->stats.cpu_bvh_bytes = pw_bvh8_bytes(&r->bvh8);
+            r->stats.cpu_bvh_ms = (pw_now_seconds() - t0) * 1e3;
+        }
     }
     *out = r;
     return PW_OK;

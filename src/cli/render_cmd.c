@@ -103,6 +103,9 @@ static void print_stats(const cli_options *o, const pw_scene *scene, const pw_re
     fprintf(stderr, "host memory: scene arrays %llu bytes (%.1f MiB), bvh %llu bytes (%.1f MiB)\n",
             (unsigned long long)info.scene_bytes, info.scene_bytes / 1048576.0, (unsigned long long)info.bvh_bytes,
             info.bvh_bytes / 1048576.0);
+    if (st->cpu_bvh_bytes)
+        fprintf(stderr, "cpu bvh: 8-wide, %llu bytes (%.1f MiB), converted in %.1f ms\n",
+                (unsigned long long)st->cpu_bvh_bytes, st->cpu_bvh_bytes / 1048576.0, st->cpu_bvh_ms);
     if (st->device_bytes)
         fprintf(stderr, "device memory: %llu bytes (%.1f MiB)\n", (unsigned long long)st->device_bytes,
                 st->device_bytes / 1048576.0);
@@ -136,6 +139,10 @@ static int write_stats_json(const cli_options *o, const pw_scene *scene, const p
     cJSON_AddNumberToObject(j, "bvh_bytes", (double)info.bvh_bytes);
     if (st->device_bytes)
         cJSON_AddNumberToObject(j, "device_bytes", (double)st->device_bytes);
+    if (st->cpu_bvh_bytes) {
+        cJSON_AddNumberToObject(j, "cpu_bvh_bytes", (double)st->cpu_bvh_bytes);
+        cJSON_AddNumberToObject(j, "cpu_bvh_ms", st->cpu_bvh_ms);
+    }
     cJSON_AddNumberToObject(j, "render_seconds", st->render_seconds);
     cJSON_AddNumberToObject(j, "mrays_per_s", mrays_of(st));
     cJSON_AddNumberToObject(j, "camera_rays", (double)st->camera_rays);

@@ -10,7 +10,8 @@
  * next ray queue) -> connect (any hit for every shadow ray) -> resolve (each
  * shaded path adds its unoccluded shadow contributions, in order; a finished
  * path keeps its radiance in its slot). A wave may hold several samples of
- * each pixel (sample k of pixel p in slot k * pixels + p); when the wave is
+ * each pixel (sample k of the wave's p-th pixel in slot k * pixels + p, its
+ * pixels in rows or in 8x4 tiles, pw_wf_tiled); when the wave is
  * done, gather adds each pixel's samples in sample order, so the pixel sum
  * needs no atomics and the image is the megakernel's to the last bit,
  * whatever order items ran in. With ray splitting a wave holds one sample a
