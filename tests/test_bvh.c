@@ -437,6 +437,69 @@ static void huge_ground(void)
  * of 5 to 64 spheres, 20 spheres on a ground sphere of radius 1e19 (whose
  * box area overflows float: the cut must still keep every sphere), and the
  * toy scene. */
+/* The GPU's sorted visit of a 4-wide node: for every order of four unit
+ * boxes along +x (one slot empty, one box missed), the nearest hit child
+ * comes back and the others are pushed farthest first, each with its entry
+ * distance, so they pop nearest first. The unsorted visit pushes the same
+ * children. Brute-force checks cannot see the order: any order finds the
+ * same hits. */
+static void sorted_child_visit(void **state)
+{
+    (void)state;
+    const float at[4] = {7.0f, 1.0f, 5.0f, 3.0f}; /* box k spans [at, at + 1] on x */
+    pw_vec3 d = v3(1.0f, 0.0f, 0.0f), o = v3(0.0f, 0.5f, 0.5f);
+    pw_vec3 inv_d = pw_safe_inverse(d), oid = v3_mul(o, inv_d);
+    for (int empty = 0; empty < 4; empty++)
+        for (int missed = 0; missed < 4; missed++) {
+            if (missed == empty)
+                continue;
+            pw_bvh4_node n;
+            memset(&n, 0, sizeof n);
+            for (int k = 0; k < 4; k++) {
+                n.lo_x[k] = at[k], n.hi_x[k] = at[k] + 1.0f;
+                n.lo_y[k] = k == missed ? 2.0f : 0.0f, n.hi_y[k] = n.lo_y[k] + 1.0f;
+                n.lo_z[k] = 0.0f, n.hi_z[k] = 1.0f;
+                n.child[k] = k == empty ? PW_BVH4_EMPTY : 100u + (uint32_t)k;
+            }
+            uint32_t ref[4], ref2[4];
+            float t[4], t2[4];
+            int sp = 0, sp2 = 0;
+            uint32_t next = pw_bvh4_visit_sorted(&n, oid, inv_d, 0.0f, PW_INF, ref, t, &sp);
+            uint32_t next2 = pw_bvh4_visit(&n, oid, inv_d, 0.0f, PW_INF, ref2, t2, &sp2, 0);
+            /* The two children hit, by distance: of k = 1, 3, 2, 0 (x = 1, 3, 5, 7). */
+            uint32_t want[2];
+            int nw = 0;
+            const int by_distance[4] = {1, 3, 2, 0};
+            for (int i = 0; i < 4; i++)
+                if (by_distance[i] != empty && by_distance[i] != missed)
+                    want[nw++] = 100u + (uint32_t)by_distance[i];
+            assert_int_equal(nw, 2);
+            assert_int_equal(next, want[0]);
+            assert_int_equal(sp, 1);
+            assert_int_equal(ref[0], want[1]);
+            assert_true(t[0] == at[want[1] - 100u]);
+            assert_int_equal(next2, want[0]);
+            assert_int_equal(sp2, 1);
+            assert_int_equal(ref2[0], want[1]);
+        }
+    /* All four hit: pushed farthest first (x = 7, 5, 3), nearest (x = 1) next. */
+    pw_bvh4_node n;
+    memset(&n, 0, sizeof n);
+    for (int k = 0; k < 4; k++) {
+        n.lo_x[k] = at[k], n.hi_x[k] = at[k] + 1.0f, n.hi_y[k] = n.hi_z[k] = 1.0f;
+        n.child[k] = 100u + (uint32_t)k;
+    }
+    uint32_t ref[4];
+    float t[4];
+    int sp = 0;
+    assert_int_equal(pw_bvh4_visit_sorted(&n, oid, inv_d, 0.0f, PW_INF, ref, t, &sp), 101u);
+    assert_int_equal(sp, 3);
+    assert_int_equal(ref[0], 100u);
+    assert_int_equal(ref[1], 102u);
+    assert_int_equal(ref[2], 103u);
+    assert_true(t[0] > t[1] && t[1] > t[2]);
+}
+
 static void few_spheres(void **state)
 {
     (void)state;
@@ -663,7 +726,7 @@ int main(int argc, char **argv)
     const char *group = argc > 1 ? argv[1] : "synthetic";
     const struct CMUnitTest synthetic[] = {
         cmocka_unit_test(random_triangles),   cmocka_unit_test(random_spheres),
-        cmocka_unit_test(few_spheres),
+        cmocka_unit_test(few_spheres),        cmocka_unit_test(sorted_child_visit),
         cmocka_unit_test(random_mix),         cmocka_unit_test(degenerate_layouts),
         cmocka_unit_test(build_is_thread_independent),
     };

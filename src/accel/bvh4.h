@@ -26,6 +26,16 @@ PW_HD void pw_bvh4_load(const pw_bvh4_node *p, pw_bvh4_node *n)
 #endif
 }
 
+/* Entry distance of the ray into child k of node n, PW_INF when it misses
+ * the box or the slot is empty. */
+PW_HD float pw_bvh4_child_t(const pw_bvh4_node *n, int k, pw_vec3 oid, pw_vec3 inv_d, float tmin, float tmax)
+{
+    if (n->child[k] == PW_BVH4_EMPTY)
+        return PW_INF;
+    const float lo[3] = {n->lo_x[k], n->lo_y[k], n->lo_z[k]}, hi[3] = {n->hi_x[k], n->hi_y[k], n->hi_z[k]};
+    return pw_intersect_box(oid, inv_d, lo, hi, tmin, tmax);
+}
+
 /* Tests node n's children: returns the nearest hit (PW_BVH4_EMPTY if
  * none) and pushes the others with their entry distance, in child order. */
 PW_HD uint32_t pw_bvh4_visit(const pw_bvh4_node *n, pw_vec3 oid, pw_vec3 inv_d, float tmin, float tmax,
@@ -37,10 +47,7 @@ PW_HD uint32_t pw_bvh4_visit(const pw_bvh4_node *n, pw_vec3 oid, pw_vec3 inv_d, 
 #pragma unroll
 #endif
     for (int k = 0; k < 4; k++) {
-        if (n->child[k] == PW_BVH4_EMPTY)
-            continue;
-        const float lo[3] = {n->lo_x[k], n->lo_y[k], n->lo_z[k]}, hi[3] = {n->hi_x[k], n->hi_y[k], n->hi_z[k]};
-        float t = pw_intersect_box(oid, inv_d, lo, hi, tmin, tmax);
+        float t = pw_bvh4_child_t(n, k, oid, inv_d, tmin, tmax);
         if (t == PW_INF)
             continue;
         /* Any hit ends the walk, so tmax never shrinks and no entry's
@@ -90,9 +97,8 @@ PW_HD uint32_t pw_bvh4_visit_sorted(const pw_bvh4_node *n, pw_vec3 oid, pw_vec3 
 #pragma unroll
 #endif
     for (int k = 0; k < 4; k++) {
-        const float lo[3] = {n->lo_x[k], n->lo_y[k], n->lo_z[k]}, hi[3] = {n->hi_x[k], n->hi_y[k], n->hi_z[k]};
         c[k] = n->child[k];
-        t[k] = c[k] == PW_BVH4_EMPTY ? PW_INF : pw_intersect_box(oid, inv_d, lo, hi, tmin, tmax);
+        t[k] = pw_bvh4_child_t(n, k, oid, inv_d, tmin, tmax);
     }
     pw_bvh4_order(t, c, 0, 1);
     pw_bvh4_order(t, c, 2, 3);

@@ -87,7 +87,7 @@ static void fill_tri_block(const pw_scene_view *s, pw_tri8 *blk, const uint32_t 
 {
     memset(blk, 0, sizeof *blk);
     for (uint32_t lane = 0; lane < 8; lane++) {
-        blk->prim[lane] = PW_NO_HIT;
+        blk->prim[lane] = lane < n ? prims[lane] : PW_NO_HIT;
         if (lane >= n)
             continue;
         const uint32_t *ix = s->tri_idx + 3 * (prims[lane] - s->n_spheres);
@@ -95,7 +95,6 @@ static void fill_tri_block(const pw_scene_view *s, pw_tri8 *blk, const uint32_t 
             pw_vec3 p = s->pos[ix[k]];
             blk->v[k][0][lane] = p.x, blk->v[k][1][lane] = p.y, blk->v[k][2][lane] = p.z;
         }
-        blk->prim[lane] = prims[lane];
     }
 }
 
@@ -256,6 +255,7 @@ int pw_bvh8_build(const pw_scene_view *s, pw_bvh8 *out)
     uint32_t n_bin = 2 * (s->n_spheres + s->n_tris);
     c.count = malloc((size_t)n_bin * sizeof *c.count);
     c.tris = malloc((size_t)n_bin * sizeof *c.tris);
+    /* No leaf holds more than PW_BVH8_LEAF_SPHERES primitives (is_leaf). */
     c.sph = malloc((size_t)PW_BVH8_LEAF_SPHERES * sizeof *c.sph);
     c.tri = malloc((size_t)PW_BVH8_LEAF_SPHERES * sizeof *c.tri);
     int32_t root = INT32_MIN;
@@ -296,15 +296,20 @@ static int leaf_spheres(const pw_sphere8 *blocks, uint32_t n, const pw_ray8 *r, 
 }
 
 /* The ray in the frame of the watertight test: origin coordinates and
- * shear in the order kx, ky, kz (accel's pw_ray_shear). */
+ * shear in the order kx, ky, kz (pw_ray_shear), and the scalar origin and
+ * shear for the blocks that go through the scalar test. */
 typedef struct tri_ray8 {
     __m256 o[3], s[3];
     int k[3];
+    pw_vec3 org;
+    const pw_ray_shear *sh;
 } tri_ray8;
 
 static tri_ray8 tri_ray8_make(pw_vec3 o, const pw_ray_shear *sh)
 {
     tri_ray8 t;
+    t.org = o;
+    t.sh = sh;
     const float oo[3] = {o.x, o.y, o.z};
     t.k[0] = sh->kx, t.k[1] = sh->ky, t.k[2] = sh->kz;
     for (int i = 0; i < 3; i++)
@@ -324,8 +329,8 @@ static inline void tri8_vertex(const pw_tri8 *blk, int j, const tri_ray8 *t, __m
 
 /* The block's n triangles one by one with the shared scalar test (a lane
  * had an edge function of exactly zero, which it decides in double). */
-static int tri8_scalar(const pw_tri8 *blk, uint32_t n, pw_vec3 o, const pw_ray_shear *sh, float tmin, float *tmax,
-                       pw_hit *hit, int any_hit)
+static int tri8_scalar(const pw_tri8 *blk, uint32_t n, const tri_ray8 *tr, float tmin, float *tmax, pw_hit *hit,
+                       int any_hit)
 {
     int found = 0;
     for (uint32_t lane = 0; lane < n; lane++) {
@@ -333,7 +338,7 @@ static int tri8_scalar(const pw_tri8 *blk, uint32_t n, pw_vec3 o, const pw_ray_s
         for (int k = 0; k < 3; k++)
             v[k] = v3(blk->v[k][0][lane], blk->v[k][1][lane], blk->v[k][2][lane]);
         float t, u, w;
-        if (!pw_intersect_triangle(o, sh, v[0], v[1], v[2], tmin, *tmax, &t, &u, &w))
+        if (!pw_intersect_triangle(tr->org, tr->sh, v[0], v[1], v[2], tmin, *tmax, &t, &u, &w))
             continue;
         *tmax = t;
         hit->t = t, hit->prim = blk->prim[lane], hit->u = u, hit->v = w;
@@ -349,8 +354,8 @@ static int tri8_scalar(const pw_tri8 *blk, uint32_t n, pw_vec3 o, const pw_ray_s
  * as a scalar loop with a strict comparison gives. With any_hit it reports
  * the nearest too, where a scalar loop stops at the first: callers of an
  * any-hit query read only whether there was a hit. */
-static int tri8_test(const pw_tri8 *blk, uint32_t n, const tri_ray8 *tr, pw_vec3 o, const pw_ray_shear *sh,
-                     float tmin, float *tmax, pw_hit *hit, int any_hit)
+static int tri8_test(const pw_tri8 *blk, uint32_t n, const tri_ray8 *tr, float tmin, float *tmax, pw_hit *hit,
+                     int any_hit)
 {
     __m256 ax, ay, az, bx, by, bz, cx, cy, cz;
     tri8_vertex(blk, 0, tr, &ax, &ay, &az);
@@ -365,7 +370,7 @@ static int tri8_test(const pw_tri8 *blk, uint32_t n, const tri_ray8 *tr, pw_vec3
     __m256 on_edge = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_EQ_OQ), _mm256_cmp_ps(V, zero, _CMP_EQ_OQ)),
                                   _mm256_cmp_ps(W, zero, _CMP_EQ_OQ));
     if (_mm256_movemask_ps(_mm256_and_ps(on_edge, valid)))
-        return tri8_scalar(blk, n, o, sh, tmin, tmax, hit, any_hit);
+        return tri8_scalar(blk, n, tr, tmin, tmax, hit, any_hit);
     __m256 neg = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_LT_OQ), _mm256_cmp_ps(V, zero, _CMP_LT_OQ)),
                               _mm256_cmp_ps(W, zero, _CMP_LT_OQ));
     __m256 pos = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(U, zero, _CMP_GT_OQ), _mm256_cmp_ps(V, zero, _CMP_GT_OQ)),
@@ -440,8 +445,7 @@ int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin
             }
             for (uint32_t k = 0; 8 * k < l->tri_count; k++) {
                 uint32_t left = l->tri_count - 8 * k;
-                if (tri8_test(b->tri_blocks + l->tri_first + k, left < 8 ? left : 8, &tr, r.o, &sh, tmin, &tmax, hit,
-                              any_hit)) {
+                if (tri8_test(b->tri_blocks + l->tri_first + k, left < 8 ? left : 8, &tr, tmin, &tmax, hit, any_hit)) {
                     if (any_hit)
                         return 1;
                     found = 1;
