@@ -134,5 +134,104 @@ static inline int pw_bvh8_trace_flat(const pw_bvh8 *b, pw_ray r, float tmin, flo
     return 1;
 }
 
+/* ---- Eight rays at once, one a lane (the CPU's 8-lane path loop,
+ * backend/cpu/cpu_lanes8.c): each block whose box any of the rays enters
+ * is tested sphere by sphere against all eight. A ray's nearest t is
+ * bit-identical to pw_bvh8_trace_flat's, since each sphere-ray pair goes
+ * through the operations of pw_intersect_sphere; only which of two
+ * spheres at exactly the same t is reported may differ. */
+typedef struct pw_rays8 {
+    __m256 ox, oy, oz, dx, dy, dz;
+} pw_rays8;
+
+/* The lanes of a block up to its last sphere (unused lanes hold cx =
+ * PW_INF and r2 = 0, which no ray hits). */
+static inline int pw_sphere8_count(const pw_sphere8 *l)
+{
+    int n = 8;
+    while (n > 0 && l->cx[n - 1] == PW_INF && l->r2[n - 1] == 0.0f)
+        n--;
+    return n;
+}
+
+/* Sphere lane j of block l against the rays of mask m, folded into their
+ * running nearest hits (pw_sphere8_test's operations, ray by ray). */
+static inline __m256 pw_sphere_rays8_test(const pw_sphere8 *l, int j, const pw_rays8 *r, __m256 m, __m256 lo,
+                                          __m256 behind_ok, __m256 *best, __m256i *best_prim)
+{
+    __m256 r2 = _mm256_broadcast_ss(&l->r2[j]);
+    __m256 fx = _mm256_sub_ps(r->ox, _mm256_broadcast_ss(&l->cx[j]));
+    __m256 fy = _mm256_sub_ps(r->oy, _mm256_broadcast_ss(&l->cy[j]));
+    __m256 fz = _mm256_sub_ps(r->oz, _mm256_broadcast_ss(&l->cz[j]));
+    __m256 fd = _mm256_fmadd_ps(fz, r->dz, _mm256_fmadd_ps(fy, r->dy, _mm256_mul_ps(fx, r->dx)));
+    __m256 b = _mm256_xor_ps(fd, _mm256_set1_ps(-0.0f));
+    __m256 lx = _mm256_fmadd_ps(r->dx, b, fx);
+    __m256 ly = _mm256_fmadd_ps(r->dy, b, fy);
+    __m256 lz = _mm256_fmadd_ps(r->dz, b, fz);
+    __m256 disc = _mm256_sub_ps(r2, _mm256_fmadd_ps(lz, lz, _mm256_fmadd_ps(ly, ly, _mm256_mul_ps(lx, lx))));
+    __m256 cc = _mm256_sub_ps(_mm256_fmadd_ps(fz, fz, _mm256_fmadd_ps(fy, fy, _mm256_mul_ps(fx, fx))), r2);
+    __m256 zero = _mm256_setzero_ps();
+    __m256 behind = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(b, zero, _CMP_LT_OQ), _mm256_cmp_ps(cc, zero, _CMP_GT_OQ)),
+                                  behind_ok);
+    __m256 may = _mm256_and_ps(_mm256_andnot_ps(behind, _mm256_cmp_ps(disc, zero, _CMP_GE_OQ)), m);
+    if (_mm256_movemask_ps(may) == 0)
+        return zero;
+    __m256 sign = _mm256_and_ps(b, _mm256_set1_ps(-0.0f));
+    __m256 q = _mm256_add_ps(b, _mm256_or_ps(_mm256_sqrt_ps(disc), sign));
+    __m256 qnz = _mm256_cmp_ps(q, zero, _CMP_NEQ_UQ);
+    __m256 t0 = _mm256_and_ps(_mm256_div_ps(cc, q), qnz);
+    __m256 tn = _mm256_min_ps(t0, q), tf = _mm256_max_ps(t0, q);
+    __m256 tn_ok = _mm256_and_ps(_mm256_cmp_ps(tn, lo, _CMP_GT_OQ), _mm256_cmp_ps(tn, *best, _CMP_LT_OQ));
+    __m256 tf_ok = _mm256_and_ps(_mm256_cmp_ps(tf, lo, _CMP_GT_OQ), _mm256_cmp_ps(tf, *best, _CMP_LT_OQ));
+    __m256 closer = _mm256_and_ps(_mm256_or_ps(tn_ok, tf_ok), may);
+    *best = _mm256_blendv_ps(*best, _mm256_blendv_ps(tf, tn, tn_ok), closer);
+    *best_prim = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(*best_prim),
+                                                      _mm256_castsi256_ps(_mm256_set1_epi32((int)l->prim[j])), closer));
+    return closer;
+}
+
+/* The rays of mask m in the flat layout, closest or (any_hit) any hit in
+ * (tmin, tmax): returns the mask of rays that hit, with *t and *prim set
+ * for them. counts[k] is pw_sphere8_count of block k. */
+static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const uint8_t *counts, const pw_rays8 *r, __m256 m,
+                                         float tmin, __m256 tmax, int any_hit, __m256 *t, __m256i *prim)
+{
+    /* pw_safe_inverse, lane by lane */
+    __m256 tiny = _mm256_set1_ps(1e-30f), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+    __m256 ix = _mm256_div_ps(one, _mm256_blendv_ps(r->dx, tiny, _mm256_cmp_ps(r->dx, zero, _CMP_EQ_OQ)));
+    __m256 iy = _mm256_div_ps(one, _mm256_blendv_ps(r->dy, tiny, _mm256_cmp_ps(r->dy, zero, _CMP_EQ_OQ)));
+    __m256 iz = _mm256_div_ps(one, _mm256_blendv_ps(r->dz, tiny, _mm256_cmp_ps(r->dz, zero, _CMP_EQ_OQ)));
+    __m256 lo = _mm256_set1_ps(tmin), behind_ok = tmin >= 0.0f ? _mm256_castsi256_ps(_mm256_set1_epi32(-1)) : zero;
+    __m256 found = zero;
+    *t = tmax;
+    *prim = _mm256_setzero_si256();
+    const pw_bvh8_node *n = b->nodes;
+    for (uint32_t k = 0; k < b->n_blocks; k++) {
+        /* The slab test of pw_bvh8_node_mask, for box k and every ray;
+         * either slab order, as each lane's direction has its own signs. */
+        __m256 ax = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->lo[0][k]), r->ox), ix);
+        __m256 bx = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->hi[0][k]), r->ox), ix);
+        __m256 ay = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->lo[1][k]), r->oy), iy);
+        __m256 by = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->hi[1][k]), r->oy), iy);
+        __m256 az = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->lo[2][k]), r->oz), iz);
+        __m256 bz = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->hi[2][k]), r->oz), iz);
+        __m256 tn = _mm256_max_ps(_mm256_max_ps(_mm256_min_ps(ax, bx), _mm256_min_ps(ay, by)),
+                                  _mm256_max_ps(_mm256_min_ps(az, bz), lo));
+        __m256 tf = _mm256_min_ps(_mm256_min_ps(_mm256_max_ps(ax, bx), _mm256_max_ps(ay, by)),
+                                  _mm256_min_ps(_mm256_max_ps(az, bz), *t));
+        __m256 enter = _mm256_and_ps(_mm256_cmp_ps(tn, _mm256_mul_ps(tf, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ), m);
+        if (_mm256_movemask_ps(enter) == 0)
+            continue;
+        for (int j = 0; j < counts[k]; j++)
+            found = _mm256_or_ps(found, pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, t, prim));
+        if (any_hit) {
+            m = _mm256_andnot_ps(found, m);
+            if (_mm256_movemask_ps(m) == 0)
+                break;
+        }
+    }
+    return found;
+}
+
 #endif
 #endif

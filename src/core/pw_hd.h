@@ -87,15 +87,25 @@ static inline float pw_rcp(float x) { return 1.0f / x; }
 #if PW_DEVICE_CODE
 #define pw_sincos(x, s, c) __sincosf((x), (s), (c))
 #else
+/* The reduction and Cephes' coefficients, named so that the CPU's 8-lane
+ * copy (backend/cpu/cpu_lanes8.c) computes exactly the same values. */
+#define PW_SINCOS_2_OVER_PI 0.636619772f
+#define PW_SINCOS_PIO2_HI 1.57079637f
+#define PW_SINCOS_PIO2_LO -4.37113883e-8f
+#define PW_SINCOS_S0 -1.9515295891e-4f
+#define PW_SINCOS_S1 8.3321608736e-3f
+#define PW_SINCOS_S2 -1.6666654611e-1f
+#define PW_SINCOS_C0 2.443315711809948e-5f
+#define PW_SINCOS_C1 -1.388731625493765e-3f
+#define PW_SINCOS_C2 4.166664568298827e-2f
 static inline void pw_sincos_host(float x, float *s, float *c)
 {
-    float k = rintf(x * 0.636619772f);
-    float r = fmaf(-k, 1.57079637f, x);
-    r = fmaf(-k, -4.37113883e-8f, r);
+    float k = rintf(x * PW_SINCOS_2_OVER_PI);
+    float r = fmaf(-k, PW_SINCOS_PIO2_HI, x);
+    r = fmaf(-k, PW_SINCOS_PIO2_LO, r);
     float r2 = r * r;
-    float sp = fmaf(r2 * r, fmaf(r2, fmaf(r2, -1.9515295891e-4f, 8.3321608736e-3f), -1.6666654611e-1f), r);
-    float cp = fmaf(r2 * r2, fmaf(r2, fmaf(r2, 2.443315711809948e-5f, -1.388731625493765e-3f), 4.166664568298827e-2f),
-                    fmaf(-0.5f, r2, 1.0f));
+    float sp = fmaf(r2 * r, fmaf(r2, fmaf(r2, PW_SINCOS_S0, PW_SINCOS_S1), PW_SINCOS_S2), r);
+    float cp = fmaf(r2 * r2, fmaf(r2, fmaf(r2, PW_SINCOS_C0, PW_SINCOS_C1), PW_SINCOS_C2), fmaf(-0.5f, r2, 1.0f));
     int q = (int)k;
     float sv = (q & 1) ? cp : sp, cv = (q & 1) ? sp : cp;
     *s = (q & 2) ? -sv : sv;

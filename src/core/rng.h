@@ -8,17 +8,21 @@
 
 /* A 32-bit integer finaliser with low bias (Wellons' "lowbias32"
  * constants); two multiply-xorshift rounds are enough for path tracing. */
+#define PW_HASH_M1 0x7feb352dU
+#define PW_HASH_M2 0x846ca68bU
+#define PW_GOLDEN 0x9e3779b9U /* 2^32 / golden ratio: steps between dimensions */
+
 PW_HD uint32_t pw_hash32(uint32_t x)
 {
     x ^= x >> 16;
-    x *= 0x7feb352dU;
+    x *= PW_HASH_M1;
     x ^= x >> 15;
-    x *= 0x846ca68bU;
+    x *= PW_HASH_M2;
     x ^= x >> 16;
     return x;
 }
 
-PW_HD uint32_t pw_hash_combine(uint32_t h, uint32_t v) { return pw_hash32(h ^ (v + 0x9e3779b9U + (h << 6) + (h >> 2))); }
+PW_HD uint32_t pw_hash_combine(uint32_t h, uint32_t v) { return pw_hash32(h ^ (v + PW_GOLDEN + (h << 6) + (h >> 2))); }
 
 /* Host code with AVX2 computes a bounce's first PW_RNG_BATCH dimensions
  * in one 8-lane pass of the same integer operations (a bounce draws up to
@@ -48,14 +52,12 @@ PW_HD uint32_t pw_path_key(uint32_t seed, uint32_t pixel, uint32_t sample)
 /* pw_hash32 and the conversion of pw_rng_next, on 8 dimensions at once. */
 static inline void pw_rng_fill_batch(pw_rng *r)
 {
-    const __m256i dims = _mm256_setr_epi32(0, (int)0x9e3779b9U, (int)(2u * 0x9e3779b9U), (int)(3u * 0x9e3779b9U),
-                                           (int)(4u * 0x9e3779b9U), (int)(5u * 0x9e3779b9U),
-                                           (int)(6u * 0x9e3779b9U), (int)(7u * 0x9e3779b9U));
+    const __m256i dims = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)PW_GOLDEN));
     __m256i x = _mm256_add_epi32(_mm256_set1_epi32((int)r->key), dims);
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
-    x = _mm256_mullo_epi32(x, _mm256_set1_epi32(0x7feb352d));
+    x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)PW_HASH_M1));
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
-    x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)0x846ca68bU));
+    x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)PW_HASH_M2));
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(x, 8)), _mm256_set1_ps(1.0f / 16777216.0f));
     _mm256_storeu_ps(r->batch, f);
@@ -80,7 +82,7 @@ PW_HD float pw_rng_next(pw_rng *r)
     if (r->dim < PW_RNG_BATCH)
         return r->batch[r->dim++];
 #endif
-    uint32_t u = pw_hash32(r->key + r->dim * 0x9e3779b9U);
+    uint32_t u = pw_hash32(r->key + r->dim * PW_GOLDEN);
     r->dim++;
     return (float)(u >> 8) * (1.0f / 16777216.0f);
 }

@@ -2,6 +2,7 @@
  * shared integrator code. A pixel's samples are summed in a fixed order by
  * one thread, so images are bit-identical for any thread count. */
 #include "api/renderer.h"
+#include "backend/cpu/cpu_lanes8.h"
 #include "backend/cpu/parallel_for.h"
 #include "core/error.h"
 #include "integrator/path.h"
@@ -11,6 +12,7 @@
 typedef struct mega_job {
     pw_renderer *r;
     uint32_t spp, tiles_x;
+    int lanes8; /* sphere scenes: eight paths in SIMD lanes (cpu_lanes8.c) */
 } mega_job;
 
 /* One pixel's run of samples in the two-pixel loop below. */
@@ -112,6 +114,11 @@ static void render_tile(mega_job *j, uint32_t tile)
     uint32_t y1 = y0 + TILE < prm->height ? y0 + TILE : prm->height;
     uint32_t ext = 0, shadow = 0, samples = 0;
     int lanes = prm->split <= 1 && prm->kinds == PW_KINDS_BASIC;
+    if (j->lanes8) {
+        pw_cpu_lanes8_tile(r, x0, y0, x1, y1, j->spp, &ext, &shadow);
+        samples = (x1 - x0) * (y1 - y0) * j->spp;
+        y1 = y0; /* done */
+    }
     for (uint32_t y = y0; y < y1; y++)
         for (uint32_t x = x0; x < x1; x++) {
             if (lanes && x + CPU_LANES <= x1) {
@@ -153,7 +160,7 @@ static void tiles_body(void *ctx, uint32_t begin, uint32_t end)
 
 pw_status pw_cpu_render(pw_renderer *r, int spp)
 {
-    mega_job j = {r, (uint32_t)spp, (r->params.width + TILE - 1) / TILE};
+    mega_job j = {r, (uint32_t)spp, (r->params.width + TILE - 1) / TILE, pw_cpu_lanes8_usable(r)};
     uint32_t n_tiles = j.tiles_x * ((r->params.height + TILE - 1) / TILE);
     pw_parallel_for(r->settings.threads, n_tiles, 1, tiles_body, &j);
     return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;

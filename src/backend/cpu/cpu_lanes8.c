@@ -1,0 +1,608 @@
+/* Eight paths in the eight lanes of AVX2 registers: the CPU megakernel's
+ * loop for scenes of spheres with the basic materials (the toy scenes of
+ * BENCHMARKS.md B1, rtiow).
+ *
+ * Why: the scalar loop spends about 370 of its 560 instructions a ray on
+ * path work (camera rays, hashing random numbers, sampling the lights and
+ * the BSDFs, origin offsets), one path at a time; traversal already tests
+ * 8 spheres at once. Here each lane carries one path, and the path work of
+ * all eight runs as one stream of 8-wide instructions; each lane's rays are
+ * still traced one by one through pw_trace.
+ *
+ * Every lane performs the operations of the shared scalar functions
+ * (path.h, bsdf.h, sampling.h, camera.h, ray.h) in the same order, with a
+ * fused multiply-add exactly where they call fmaf, so each lane's path and
+ * its radiance are bit-identical to the scalar loop's, and so to the
+ * GPU's paths as far as those agree (test_determinism compares the two
+ * CPU loops bit for bit). A lane that leaves a branch of the scalar code
+ * computes the branch anyway and its result is masked off. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cpu/cpu_lanes8.h"
+#include "integrator/path.h"
+
+#if PW_BVH8_HAVE_AVX2
+
+typedef __m256 f8;  /* a float per lane */
+typedef __m256i u8; /* a 32-bit integer per lane */
+typedef struct v8 {
+    f8 x, y, z;
+} v8;
+
+/* ---- Lane arithmetic, one name per scalar operation. */
+static inline f8 f8s(float a) { return _mm256_set1_ps(a); }
+static inline f8 add(f8 a, f8 b) { return _mm256_add_ps(a, b); }
+static inline f8 sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
+static inline f8 mul(f8 a, f8 b) { return _mm256_mul_ps(a, b); }
+static inline f8 dvd(f8 a, f8 b) { return _mm256_div_ps(a, b); }
+static inline f8 fma8(f8 a, f8 b, f8 c) { return _mm256_fmadd_ps(a, b, c); } /* fmaf(a, b, c) */
+static inline f8 neg(f8 a) { return _mm256_xor_ps(a, f8s(-0.0f)); }
+static inline f8 sqrt8(f8 a) { return _mm256_sqrt_ps(a); }
+/* pw_minf / pw_maxf on the host: a < b ? a : b, a > b ? a : b (minps and maxps exactly). */
+static inline f8 min8(f8 a, f8 b) { return _mm256_min_ps(a, b); }
+static inline f8 max8(f8 a, f8 b) { return _mm256_max_ps(a, b); }
+static inline f8 sel(f8 m, f8 a, f8 b) { return _mm256_blendv_ps(b, a, m); } /* m ? a : b */
+static inline f8 lt(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+static inline f8 gt(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+static inline f8 ge(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+static inline f8 le(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+static inline f8 eq(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+static inline f8 and8(f8 a, f8 b) { return _mm256_and_ps(a, b); }
+static inline f8 andnot8(f8 a, f8 b) { return _mm256_andnot_ps(a, b); } /* !a && b */
+static inline f8 or8(f8 a, f8 b) { return _mm256_or_ps(a, b); }
+static inline int bits(f8 m) { return _mm256_movemask_ps(m); }
+static inline f8 imask(u8 m) { return _mm256_castsi256_ps(m); }
+static inline u8 iadd(u8 a, u8 b) { return _mm256_add_epi32(a, b); }
+static inline u8 i8s(uint32_t a) { return _mm256_set1_epi32((int)a); }
+static inline f8 ieq(u8 a, u8 b) { return imask(_mm256_cmpeq_epi32(a, b)); }
+static inline u8 isel(f8 m, u8 a, u8 b) { return _mm256_castps_si256(sel(m, _mm256_castsi256_ps(a), _mm256_castsi256_ps(b))); }
+
+/* The lanes whose bits are set in b. */
+static inline f8 from_bits(int b)
+{
+    u8 lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return imask(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(b), lane_bit), lane_bit));
+}
+
+static inline v8 v8s(pw_vec3 a) { v8 r = {f8s(a.x), f8s(a.y), f8s(a.z)}; return r; }
+static inline v8 v8_add(v8 a, v8 b) { v8 r = {add(a.x, b.x), add(a.y, b.y), add(a.z, b.z)}; return r; }
+static inline v8 v8_sub(v8 a, v8 b) { v8 r = {sub(a.x, b.x), sub(a.y, b.y), sub(a.z, b.z)}; return r; }
+static inline v8 v8_mul(v8 a, v8 b) { v8 r = {mul(a.x, b.x), mul(a.y, b.y), mul(a.z, b.z)}; return r; }
+static inline v8 v8_scale(v8 a, f8 s) { v8 r = {mul(a.x, s), mul(a.y, s), mul(a.z, s)}; return r; }
+static inline v8 v8_neg(v8 a) { v8 r = {neg(a.x), neg(a.y), neg(a.z)}; return r; }
+static inline v8 v8_sel(f8 m, v8 a, v8 b) { v8 r = {sel(m, a.x, b.x), sel(m, a.y, b.y), sel(m, a.z, b.z)}; return r; }
+static inline f8 v8_dot(v8 a, v8 b) { return add(add(mul(a.x, b.x), mul(a.y, b.y)), mul(a.z, b.z)); }
+static inline v8 v8_madd(v8 a, v8 b, f8 s) { v8 r = {add(a.x, mul(b.x, s)), add(a.y, mul(b.y, s)), add(a.z, mul(b.z, s))}; return r; }
+static inline v8 v8_norm(v8 a) { return v8_scale(a, dvd(f8s(1.0f), sqrt8(v8_dot(a, a)))); }
+static inline v8 v8_reflect(v8 d, v8 n) { return v8_sub(d, v8_scale(n, mul(f8s(2.0f), v8_dot(d, n)))); }
+static inline f8 v8_is_zero(v8 a)
+{
+    return and8(and8(eq(a.x, f8s(0.0f)), eq(a.y, f8s(0.0f))), eq(a.z, f8s(0.0f)));
+}
+
+/* ---- Random numbers: pw_hash32, pw_hash_combine and pw_rng_next per lane. */
+static inline u8 hash8(u8 x)
+{
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+    x = _mm256_mullo_epi32(x, i8s(PW_HASH_M1));
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+    x = _mm256_mullo_epi32(x, i8s(PW_HASH_M2));
+    return _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+}
+
+static inline u8 hash_combine8(u8 h, u8 v)
+{
+    u8 mix = iadd(iadd(iadd(v, i8s(PW_GOLDEN)), _mm256_slli_epi32(h, 6)), _mm256_srli_epi32(h, 2));
+    return hash8(_mm256_xor_si256(h, mix));
+}
+
+/* One bounce's stream per lane (pw_rng): its key and the next dimension. */
+typedef struct rng8 {
+    u8 key, dim;
+} rng8;
+
+/* The next number of every lane in m; the other lanes' streams stand still. */
+static inline f8 draw(rng8 *r, f8 m)
+{
+    u8 u = hash8(iadd(r->key, _mm256_mullo_epi32(r->dim, i8s(PW_GOLDEN))));
+    r->dim = _mm256_sub_epi32(r->dim, _mm256_castps_si256(m)); /* a set lane is -1 */
+    return mul(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 8)), f8s(1.0f / 16777216.0f));
+}
+
+/* ---- Sampling (core/pw_hd.h, core/sampling.h). */
+static inline void sincos8(f8 x, f8 *s, f8 *c)
+{
+    f8 k = _mm256_round_ps(mul(x, f8s(PW_SINCOS_2_OVER_PI)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    f8 r = fma8(neg(k), f8s(PW_SINCOS_PIO2_HI), x);
+    r = fma8(neg(k), f8s(PW_SINCOS_PIO2_LO), r);
+    f8 r2 = mul(r, r);
+    f8 sp = fma8(mul(r2, r), fma8(r2, fma8(r2, f8s(PW_SINCOS_S0), f8s(PW_SINCOS_S1)), f8s(PW_SINCOS_S2)), r);
+    f8 cp = fma8(mul(r2, r2), fma8(r2, fma8(r2, f8s(PW_SINCOS_C0), f8s(PW_SINCOS_C1)), f8s(PW_SINCOS_C2)),
+                 fma8(f8s(-0.5f), r2, f8s(1.0f)));
+    u8 q = _mm256_cvttps_epi32(k);
+    f8 odd = ieq(_mm256_and_si256(q, i8s(1)), i8s(1));
+    f8 sv = sel(odd, cp, sp), cv = sel(odd, sp, cp);
+    *s = sel(ieq(_mm256_and_si256(q, i8s(2)), i8s(2)), neg(sv), sv);
+    *c = sel(ieq(_mm256_and_si256(iadd(q, i8s(1)), i8s(2)), i8s(2)), neg(cv), cv);
+}
+
+static inline v8 unit_sphere_surface8(f8 u1, f8 u2)
+{
+    f8 z = sub(f8s(1.0f), mul(f8s(2.0f), u1));
+    f8 r = sqrt8(max8(f8s(0.0f), sub(f8s(1.0f), mul(z, z))));
+    f8 sp, cp;
+    sincos8(mul(f8s(2.0f * PW_PI), u2), &sp, &cp);
+    v8 v = {mul(r, cp), mul(r, sp), z};
+    return v;
+}
+
+static inline v8 cosine_about8(v8 n, f8 u1, f8 u2)
+{
+    v8 d = v8_add(n, unit_sphere_surface8(u1, u2));
+    f8 l2 = v8_dot(d, d);
+    return v8_sel(gt(l2, f8s(1e-12f)), v8_scale(d, dvd(f8s(1.0f), sqrt8(l2))), n);
+}
+
+/* pw_sample_cone with pw_frame_from_normal and pw_frame_to_world. */
+static inline v8 cone8(v8 w, f8 cos_max, f8 u1, f8 u2)
+{
+    f8 cos_a = add(sub(f8s(1.0f), u1), mul(u1, cos_max));
+    f8 sin_a = sqrt8(max8(f8s(0.0f), sub(f8s(1.0f), mul(cos_a, cos_a))));
+    f8 sp, cp;
+    sincos8(mul(f8s(2.0f * PW_PI), u2), &sp, &cp);
+    f8 sign = _mm256_or_ps(f8s(1.0f), and8(w.z, f8s(-0.0f))); /* copysignf(1, n.z) */
+    f8 a = dvd(f8s(-1.0f), add(sign, w.z));
+    f8 b = mul(mul(w.x, w.y), a);
+    v8 t = {add(f8s(1.0f), mul(mul(mul(sign, w.x), w.x), a)), mul(sign, b), mul(neg(sign), w.x)};
+    v8 bb = {b, add(sign, mul(mul(w.y, w.y), a)), neg(w.y)};
+    f8 lx = mul(cp, sin_a), ly = mul(sp, sin_a);
+    v8 r = {add(add(mul(t.x, lx), mul(bb.x, ly)), mul(w.x, cos_a)),
+            add(add(mul(t.y, lx), mul(bb.y, ly)), mul(w.y, cos_a)),
+            add(add(mul(t.z, lx), mul(bb.z, ly)), mul(w.z, cos_a))};
+    return r;
+}
+
+/* ---- Origin offsets (geom/ray.h). */
+static inline f8 offset_axis8(f8 p, f8 n)
+{
+    u8 o = _mm256_cvttps_epi32(mul(f8s(256.0f), n));
+    u8 so = isel(lt(p, f8s(0.0f)), _mm256_sub_epi32(_mm256_setzero_si256(), o), o);
+    f8 pi = _mm256_castsi256_ps(iadd(_mm256_castps_si256(p), so));
+    f8 near = lt(andnot8(f8s(-0.0f), p), f8s(1.0f / 32.0f)); /* fabsf(p) < origin */
+    return sel(near, add(p, mul(f8s(1.0f / 65536.0f), n)), pi);
+}
+
+/* pw_offset_origin: p off its surface on the side of ng that dir leaves by. */
+static inline v8 offset_origin8(v8 p, v8 ng, v8 dir)
+{
+    v8 n = v8_sel(lt(v8_dot(dir, ng), f8s(0.0f)), v8_neg(ng), ng);
+    v8 r = {offset_axis8(p.x, n.x), offset_axis8(p.y, n.y), offset_axis8(p.z, n.z)};
+    return r;
+}
+
+/* pw_intersect_sphere for one sphere and eight rays, tmin 0 and tmax
+ * infinite: the distance, or -1. */
+static inline f8 sphere_t8(v8 o, v8 d, pw_sphere sp)
+{
+    v8 f = v8_sub(o, v8s(sp.c));
+    f8 b = neg(fma8(f.z, d.z, fma8(f.y, d.y, mul(f.x, d.x))));
+    v8 l = {fma8(d.x, b, f.x), fma8(d.y, b, f.y), fma8(d.z, b, f.z)};
+    f8 r2 = f8s(sp.r * sp.r);
+    f8 disc = sub(r2, fma8(l.z, l.z, fma8(l.y, l.y, mul(l.x, l.x))));
+    f8 q = add(b, _mm256_or_ps(sqrt8(disc), and8(b, f8s(-0.0f))));
+    f8 cc = sub(fma8(f.z, f.z, fma8(f.y, f.y, mul(f.x, f.x))), r2);
+    f8 t0 = and8(dvd(cc, q), _mm256_cmp_ps(q, f8s(0.0f), _CMP_NEQ_UQ));
+    f8 tn = min8(t0, q), tf = max8(t0, q);
+    f8 inf = f8s(PW_INF), zero = f8s(0.0f);
+    f8 tn_ok = and8(gt(tn, zero), lt(tn, inf)), tf_ok = and8(gt(tf, zero), lt(tf, inf));
+    f8 t = sel(tn_ok, tn, sel(tf_ok, tf, f8s(-1.0f)));
+    return sel(lt(disc, zero), f8s(-1.0f), t);
+}
+
+/* ---- The lanes. */
+typedef struct lane_pixel {
+    uint32_t x, y, sample, end;
+    pw_vec3 sum;
+} lane_pixel;
+
+typedef struct lanes8 {
+    v8 o, d, beta, L; /* pw_path's ray, throughput and radiance */
+    u8 key, depth, flags;
+    f8 active;        /* lanes with a path */
+    lane_pixel px[8];
+    /* The tile and the next of its pixels to hand out. */
+    uint32_t x0, x1, y1, next_x, next_y, spp;
+    pw_renderer *r;
+    uint8_t block_counts[PW_BVH8_WIDTH]; /* flat scenes: pw_sphere8_count of each block */
+} lanes8;
+
+/* pw_path_begin for the lanes in m. */
+static void begin8(lanes8 *ls, f8 m, const pw_scene_view *s, const pw_render_params *prm)
+{
+    uint32_t pxv[8], pyv[8], smp[8];
+    for (int k = 0; k < 8; k++)
+        pxv[k] = ls->px[k].x, pyv[k] = ls->px[k].y, smp[k] = ls->px[k].sample;
+    u8 px = _mm256_loadu_si256((const __m256i *)pxv), py = _mm256_loadu_si256((const __m256i *)pyv);
+    u8 pixel = iadd(_mm256_mullo_epi32(py, i8s(prm->width)), px);
+    u8 key = hash_combine8(hash_combine8(hash8(i8s(prm->seed)), pixel), _mm256_loadu_si256((const __m256i *)smp));
+    rng8 rng = {hash_combine8(key, _mm256_setzero_si256()), _mm256_setzero_si256()};
+    f8 all = imask(_mm256_set1_epi32(-1));
+    f8 jx = draw(&rng, all), jy = draw(&rng, all), l1 = draw(&rng, all), l2 = draw(&rng, all);
+    f8 u = dvd(add(_mm256_cvtepi32_ps(px), jx), f8s((float)prm->width));
+    f8 v = sub(f8s(1.0f), dvd(add(_mm256_cvtepi32_ps(py), jy), f8s((float)prm->height)));
+    /* pw_camera_ray, with pw_sample_disk for the lens. */
+    const pw_camera *c = &s->cam;
+    v8 offset = v8s(v3s(0.0f));
+    if (c->lens_radius > 0.0f) {
+        f8 a = sub(mul(f8s(2.0f), l1), f8s(1.0f)), b = sub(mul(f8s(2.0f), l2), f8s(1.0f));
+        f8 center = and8(eq(a, f8s(0.0f)), eq(b, f8s(0.0f)));
+        f8 a_major = gt(andnot8(f8s(-0.0f), a), andnot8(f8s(-0.0f), b));
+        f8 rad = sel(a_major, a, b);
+        f8 phi = sel(a_major, mul(f8s(PW_PI / 4.0f), dvd(b, a)),
+                     sub(f8s(PW_PI / 2.0f), mul(f8s(PW_PI / 4.0f), dvd(a, b))));
+        f8 sp, cp;
+        sincos8(phi, &sp, &cp);
+        f8 dx = andnot8(center, mul(rad, cp)), dy = andnot8(center, mul(rad, sp));
+        f8 lr = f8s(c->lens_radius);
+        offset = v8_add(v8_scale(v8s(c->u), mul(dx, lr)), v8_scale(v8s(c->v), mul(dy, lr)));
+    }
+    v8 o = v8_add(v8s(c->origin), offset);
+    v8 target = v8_add(v8s(c->lower_left), v8_add(v8_scale(v8s(c->horizontal), u), v8_scale(v8s(c->vertical), v)));
+    v8 d = v8_norm(v8_sub(target, o));
+    ls->o = v8_sel(m, o, ls->o);
+    ls->d = v8_sel(m, d, ls->d);
+    ls->beta = v8_sel(m, v8s(v3s(1.0f)), ls->beta);
+    ls->L = v8_sel(m, v8s(v3s(0.0f)), ls->L);
+    ls->key = isel(m, key, ls->key);
+    ls->depth = isel(m, _mm256_setzero_si256(), ls->depth);
+    ls->flags = isel(m, i8s(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), ls->flags);
+}
+
+/* Hands lane k the tile's next pixel; 0 when none is left. */
+static int take_pixel(lanes8 *ls, int k)
+{
+    pw_renderer *r = ls->r;
+    if (ls->next_y >= ls->y1)
+        return 0;
+    uint32_t x = ls->next_x, y = ls->next_y;
+    if (++ls->next_x >= ls->x1)
+        ls->next_x = ls->x0, ls->next_y++;
+    size_t i = (size_t)y * r->params.width + x;
+    lane_pixel *p = &ls->px[k];
+    p->x = x, p->y = y;
+    p->sample = r->count[i];
+    p->end = p->sample + ls->spp;
+    p->sum = v3(r->sum[3 * i + 0], r->sum[3 * i + 1], r->sum[3 * i + 2]);
+    return 1;
+}
+
+static void store_pixel(const lanes8 *ls, int k)
+{
+    pw_renderer *r = ls->r;
+    const lane_pixel *p = &ls->px[k];
+    size_t i = (size_t)p->y * r->params.width + p->x;
+    r->sum[3 * i + 0] = p->sum.x;
+    r->sum[3 * i + 1] = p->sum.y;
+    r->sum[3 * i + 2] = p->sum.z;
+    r->count[i] = p->end;
+}
+
+/* The paths in lanes `ended` are done: each adds its radiance to its pixel
+ * and begins the pixel's next sample, or the next pixel's first. */
+static void finish8(lanes8 *ls, f8 ended, const pw_scene_view *s, const pw_render_params *prm)
+{
+    float Lx[8], Ly[8], Lz[8];
+    _mm256_storeu_ps(Lx, ls->L.x), _mm256_storeu_ps(Ly, ls->L.y), _mm256_storeu_ps(Lz, ls->L.z);
+    int restart = 0, gone = 0;
+    for (int m = bits(ended); m; m &= m - 1) {
+        int k = __builtin_ctz((unsigned)m);
+        lane_pixel *p = &ls->px[k];
+        pw_path_accumulate(&p->sum, v3_add(v3s(0.0f), v3(Lx[k], Ly[k], Lz[k])));
+        if (++p->sample < p->end) {
+            restart |= 1 << k;
+            continue;
+        }
+        store_pixel(ls, k);
+        if (take_pixel(ls, k))
+            restart |= 1 << k;
+        else
+            gone |= 1 << k;
+    }
+    if (restart)
+        begin8(ls, from_bits(restart), s, prm);
+    ls->active = andnot8(from_bits(gone), ls->active);
+}
+
+/* ---- Shading (path.h's pw_path_shade with pw_path_toy_lights, bsdf.h). */
+
+/* pw_env_radiance for a sky without an image. */
+static inline v8 sky8(const pw_env *e, v8 d)
+{
+    if (e->type != PW_ENV_GRADIENT)
+        return v8_scale(v8s(e->top), f8s(e->scale));
+    f8 t = mul(f8s(0.5f), add(d.y, f8s(1.0f)));
+    v8 c = v8_add(v8_scale(v8s(e->bottom), sub(f8s(1.0f), t)), v8_scale(v8s(e->top), t));
+    return v8_scale(c, f8s(e->scale));
+}
+
+/* One shadow ray per lane: contrib is added where the segment is clear. */
+typedef struct shadow8 {
+    v8 o, d, contrib;
+    f8 tmax, valid;
+} shadow8;
+
+/* The surface of a lane's hit sphere, and its material. */
+typedef struct hit8 {
+    v8 p, ng, nl;  /* point, outward normal, normal facing the arriving ray */
+    f8 front;      /* the ray arrived from outside */
+    u8 type;
+    v8 albedo, emission;
+    f8 roughness, ior;
+} hit8;
+
+static inline f8 gather(const float *base, u8 index) { return _mm256_i32gather_ps(base, index, 4); }
+
+static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u8 prim, f8 t)
+{
+    hit8 h;
+    const float *sp = (const float *)s->spheres;
+    u8 i4 = _mm256_slli_epi32(prim, 2); /* pw_sphere is 4 floats */
+    v8 c = {gather(sp, i4), gather(sp + 1, i4), gather(sp + 2, i4)};
+    f8 radius = gather(sp + 3, i4);
+    h.p = v8_madd(ls->o, ls->d, t);
+    h.ng = v8_scale(v8_sub(h.p, c), dvd(f8s(1.0f), radius));
+    h.front = lt(v8_dot(ls->d, h.ng), f8s(0.0f));
+    /* pw_facing_normal: the shading normal of a sphere is ng. */
+    h.nl = v8_sel(lt(v8_dot(h.ng, ls->d), f8s(0.0f)), h.ng, v8_neg(h.ng));
+    u8 mat = _mm256_i32gather_epi32((const int *)s->sphere_mat, prim, 4);
+    const float *mb = (const float *)s->mats;
+    u8 m = _mm256_slli_epi32(mat, 4); /* pw_material is 16 floats */
+#define FIELD(f) iadd(m, i8s((uint32_t)(offsetof(pw_material, f) / sizeof(float))))
+    h.albedo = (v8){gather(mb, FIELD(albedo.x)), gather(mb, FIELD(albedo.y)), gather(mb, FIELD(albedo.z))};
+    h.emission = (v8){gather(mb, FIELD(emission.x)), gather(mb, FIELD(emission.y)), gather(mb, FIELD(emission.z))};
+    h.type = _mm256_i32gather_epi32((const int *)mb, FIELD(type), 4);
+    h.roughness = gather(mb, FIELD(roughness));
+    h.ior = gather(mb, FIELD(ior));
+#undef FIELD
+    return h;
+}
+
+/* pw_path_toy_lights for the lanes in m: shadow ray i goes to light i. */
+static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, u8 prim, f8 m, rng8 *rng,
+                       shadow8 *out)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < s->n_lights && n < PW_MAX_SHADOW; i++) {
+        pw_light l = s->lights[i];
+        if (l.type != PW_LIGHT_SPHERE)
+            continue;
+        f8 mi = andnot8(ieq(prim, i8s(l.prim)), m);
+        if (!bits(mi))
+            continue;
+        pw_sphere sp = s->spheres[l.prim];
+        v8 to_c = v8_sub(v8s(sp.c), h->p);
+        f8 d2 = v8_dot(to_c, to_c);
+        f8 u1 = draw(rng, mi), u2 = draw(rng, mi);
+        f8 s2 = dvd(f8s(sp.r * sp.r), d2); /* pw_sphere_cos_max */
+        f8 cos_max = sel(lt(s2, f8s(1.0f)), sqrt8(sub(f8s(1.0f), s2)), f8s(-1.0f));
+        shadow8 *o = &out[n++];
+        o->valid = andnot8(lt(cos_max, f8s(0.0f)), mi);
+        o->d = cone8(v8_scale(to_c, dvd(f8s(1.0f), sqrt8(d2))), cos_max, u1, u2);
+        f8 omega = mul(f8s(2.0f * PW_PI), sub(f8s(1.0f), cos_max));
+        pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
+        o->o = offset_origin8(h->p, h->ng, o->d);
+        f8 fallback = sqrt8(max8(f8s(0.0f), sub(d2, f8s(sp.r * sp.r))));
+        f8 t = sphere_t8(o->o, o->d, sp);
+        o->tmax = mul(sel(gt(t, f8s(0.0f)), t, fallback), f8s(0.9999f)); /* pw_shadow_tmax_sphere */
+        f8 w = mul(mul(max8(f8s(0.0f), v8_dot(o->d, h->nl)), omega), f8s(PW_INV_PI));
+        o->contrib = v8_scale(v8_mul(v8_mul(ls->beta, h->albedo), v8s(le)), w);
+    }
+    return n;
+}
+
+/* pw_fresnel_dielectric and the smooth dielectric's choice of direction. */
+static v8 dielectric8(v8 d, const hit8 *h, f8 u1)
+{
+    v8 n = v8_sel(h->front, h->ng, v8_neg(h->ng));
+    f8 eta = sel(h->front, dvd(f8s(1.0f), h->ior), h->ior);
+    f8 cos_i = min8(f8s(1.0f), neg(v8_dot(d, n)));
+    f8 sin2_t = mul(mul(eta, eta), max8(f8s(0.0f), sub(f8s(1.0f), mul(cos_i, cos_i))));
+    f8 tir = ge(sin2_t, f8s(1.0f));
+    f8 cos_t = andnot8(tir, sqrt8(sub(f8s(1.0f), sin2_t)));
+    f8 rs = dvd(sub(mul(eta, cos_i), cos_t), add(mul(eta, cos_i), cos_t));
+    f8 rp = dvd(sub(cos_i, mul(eta, cos_t)), add(cos_i, mul(eta, cos_t)));
+    f8 f = sel(tir, f8s(1.0f), mul(f8s(0.5f), add(mul(rs, rs), mul(rp, rp))));
+    v8 refr = v8_norm(v8_add(v8_scale(d, eta), v8_scale(n, sub(mul(eta, cos_i), cos_t))));
+    return v8_sel(lt(u1, f), v8_reflect(d, n), refr);
+}
+
+/* pw_sample_unit_ball's radius: libm's cbrtf, lane by lane (rough metal only). */
+static f8 cbrt8(f8 u, f8 m)
+{
+    float a[8];
+    _mm256_storeu_ps(a, u);
+    for (int b = bits(m); b; b &= b - 1) {
+        int k = __builtin_ctz((unsigned)b);
+        a[k] = cbrtf(a[k]);
+    }
+    return _mm256_loadu_ps(a);
+}
+
+/* Shades the lanes in hit, as pw_path_shade does for PW_KINDS_BASIC:
+ * emission, the toy estimator's shadow rays, the next direction and
+ * Russian roulette. Returns the lanes whose paths go on; *n_shadows slots
+ * of shadows hold the shadow rays. */
+static f8 shade8(lanes8 *ls, f8 hit, u8 prim, f8 t, const pw_scene_view *s, const pw_render_params *prm,
+                 shadow8 *shadows, int *n_shadows)
+{
+    *n_shadows = 0;
+    prim = isel(hit, prim, _mm256_setzero_si256());
+    hit8 h = surface8(s, ls, prim, t);
+    /* pw_path_add_emission: spheres emit to both sides. */
+    f8 emits = andnot8(v8_is_zero(h.emission), hit);
+    if (prm->light_mode == PW_LIGHT_MODE_TOY)
+        emits = andnot8(ieq(_mm256_and_si256(ls->flags, i8s(PW_PATH_COUNT_EMISSION)), _mm256_setzero_si256()), emits);
+    ls->L = v8_sel(emits, v8_add(ls->L, v8_mul(ls->beta, h.emission)), ls->L);
+    f8 go = and8(imask(_mm256_cmpgt_epi32(i8s(prm->max_depth), ls->depth)), hit); /* depth < max_depth */
+    if (!bits(go))
+        return go;
+    rng8 rng = {hash_combine8(ls->key, iadd(ls->depth, i8s(1))), _mm256_setzero_si256()};
+    f8 lambert = and8(ieq(h.type, i8s(PW_MAT_LAMBERT)), go);
+    if (prm->light_mode == PW_LIGHT_MODE_TOY && bits(lambert))
+        *n_shadows = toy_lights8(s, ls, &h, prim, lambert, &rng, shadows);
+    /* pw_bsdf_sample_kinds */
+    f8 u1 = draw(&rng, go), u2 = draw(&rng, go);
+    f8 metal = and8(ieq(h.type, i8s(PW_MAT_METAL)), go);
+    f8 glass = and8(ieq(h.type, i8s(PW_MAT_DIELECTRIC)), go);
+    v8 wi = h.nl;
+    f8 ok = f8s(0.0f);
+    if (bits(lambert)) {
+        v8 wl = cosine_about8(h.nl, u1, u2);
+        wi = v8_sel(lambert, wl, wi);
+        ok = or8(ok, and8(_mm256_cmp_ps(v8_dot(wl, h.nl), f8s(0.0f), _CMP_NLE_UQ), lambert));
+    }
+    if (bits(metal)) {
+        v8 refl = v8_reflect(ls->d, h.nl);
+        f8 rough = and8(gt(h.roughness, f8s(0.0f)), metal);
+        if (bits(rough)) {
+            f8 u3 = draw(&rng, rough);
+            v8 ball = v8_scale(unit_sphere_surface8(u1, u2), cbrt8(u3, rough));
+            refl = v8_sel(rough, v8_add(refl, v8_scale(ball, h.roughness)), refl);
+        }
+        v8 wm = v8_norm(refl);
+        wi = v8_sel(metal, wm, wi);
+        ok = or8(ok, and8(gt(v8_dot(wm, h.nl), f8s(0.0f)), metal));
+    }
+    if (bits(glass)) {
+        wi = v8_sel(glass, dielectric8(ls->d, &h, u1), wi);
+        ok = or8(ok, glass);
+    }
+    f8 alive = ok;
+    ls->beta = v8_sel(alive, v8_mul(ls->beta, h.albedo), ls->beta);
+    f8 specular = andnot8(ieq(h.type, i8s(PW_MAT_LAMBERT)), alive);
+    ls->flags = isel(alive, isel(specular, i8s(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), _mm256_setzero_si256()),
+                     ls->flags);
+    ls->o = v8_sel(alive, offset_origin8(h.p, h.ng, wi), ls->o);
+    ls->d = v8_sel(alive, wi, ls->d);
+    ls->depth = _mm256_sub_epi32(ls->depth, _mm256_castps_si256(alive));
+    f8 rr = and8(imask(_mm256_cmpgt_epi32(ls->depth, i8s(prm->rr_depth - 1u))), alive);
+    if (bits(rr)) {
+        f8 survive = min8(f8s(1.0f), max8(ls->beta.x, max8(ls->beta.y, ls->beta.z)));
+        f8 dies = and8(ge(draw(&rng, rr), survive), rr);
+        ls->beta = v8_sel(andnot8(dies, rr), v8_scale(ls->beta, dvd(f8s(1.0f), survive)), ls->beta);
+        alive = andnot8(dies, alive);
+    }
+    return andnot8(v8_is_zero(ls->beta), alive);
+}
+
+/* Closest (or any) hits of the rays o + t d of the lanes in m within
+ * (t_min, tmax): the hit lanes, with *t and *prim. A flat sphere scene is
+ * traced as a packet (accel/bvh8_flat.h); others ray by ray. */
+static f8 trace8(const lanes8 *ls, const pw_scene_view *s, v8 o, v8 d, f8 m, f8 tmax, int any_hit, f8 *t, u8 *prim)
+{
+    const pw_bvh8 *b8 = (const pw_bvh8 *)s->cpu_bvh8;
+    if (b8->flat) {
+        pw_rays8 r = {o.x, o.y, o.z, d.x, d.y, d.z};
+        return pw_bvh8_trace_flat8(b8, ls->block_counts, &r, m, s->t_min, tmax, any_hit, t, prim);
+    }
+    float ox[8], oy[8], oz[8], dx[8], dy[8], dz[8], tv[8], tm[8];
+    uint32_t pv[8] = {0};
+    _mm256_storeu_ps(ox, o.x), _mm256_storeu_ps(oy, o.y), _mm256_storeu_ps(oz, o.z);
+    _mm256_storeu_ps(dx, d.x), _mm256_storeu_ps(dy, d.y), _mm256_storeu_ps(dz, d.z);
+    _mm256_storeu_ps(tm, tmax);
+    int found = 0;
+    for (int b = bits(m); b; b &= b - 1) {
+        int k = __builtin_ctz((unsigned)b);
+        pw_ray ray = {v3(ox[k], oy[k], oz[k]), v3(dx[k], dy[k], dz[k])};
+        pw_hit h;
+        tv[k] = 0.0f;
+        if (pw_trace(s, ray, s->t_min, tm[k], any_hit, &h))
+            found |= 1 << k, pv[k] = h.prim, tv[k] = h.t;
+    }
+    *t = _mm256_loadu_ps(tv);
+    *prim = _mm256_loadu_si256((const __m256i *)pv);
+    return from_bits(found);
+}
+
+/* One pass: every lane's ray traced, the lanes shaded, their shadow rays
+ * traced, finished paths replaced. */
+static void step8(lanes8 *ls, const pw_scene_view *s, const pw_render_params *prm, uint32_t *ext_rays,
+                  uint32_t *shadow_rays)
+{
+    f8 t;
+    u8 prim;
+    *ext_rays += (uint32_t)__builtin_popcount((unsigned)bits(ls->active));
+    f8 hit = trace8(ls, s, ls->o, ls->d, ls->active, f8s(PW_INF), 0, &t, &prim);
+    f8 miss = andnot8(hit, ls->active);
+    if (bits(miss))
+        ls->L = v8_sel(miss, v8_add(ls->L, v8_mul(ls->beta, sky8(&s->env, ls->d))), ls->L);
+    f8 alive = hit;
+    shadow8 sh[PW_MAX_SHADOW];
+    int n_sh = 0;
+    if (bits(hit))
+        alive = shade8(ls, hit, prim, t, s, prm, sh, &n_sh);
+    for (int j = 0; j < n_sh; j++) {
+        f8 ts;
+        u8 ps;
+        *shadow_rays += (uint32_t)__builtin_popcount((unsigned)bits(sh[j].valid));
+        f8 blocked = trace8(ls, s, sh[j].o, sh[j].d, sh[j].valid, sh[j].tmax, 1, &ts, &ps);
+        f8 clear = andnot8(blocked, sh[j].valid);
+        ls->L = v8_sel(clear, v8_add(ls->L, sh[j].contrib), ls->L);
+    }
+    f8 ended = andnot8(alive, ls->active);
+    if (bits(ended))
+        finish8(ls, ended, s, prm);
+}
+
+int pw_cpu_lanes8_usable(const pw_renderer *r)
+{
+    const char *e = getenv("PATHWAVE_CPU_LANES8");
+    const pw_scene_view *s = &r->view;
+    const pw_render_params *p = &r->params;
+    if (e && *e == '0')
+        return 0;
+    return s->cpu_bvh8 && s->n_tris == 0 && s->n_spheres > 0 && p->kinds == PW_KINDS_BASIC && p->split <= 1 &&
+           (p->light_mode == PW_LIGHT_MODE_TOY || p->light_mode == PW_LIGHT_MODE_NONE) && s->env.type != PW_ENV_MAP;
+}
+
+__attribute__((flatten)) void pw_cpu_lanes8_tile(pw_renderer *r, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
+                                                 uint32_t spp, uint32_t *ext_rays, uint32_t *shadow_rays)
+{
+    const pw_scene_view *s = &r->view;
+    const pw_render_params *prm = &r->params;
+    lanes8 ls;
+    memset(&ls, 0, sizeof ls);
+    ls.r = r;
+    ls.x0 = ls.next_x = x0, ls.next_y = y0, ls.x1 = x1, ls.y1 = y1, ls.spp = spp;
+    if (spp == 0)
+        return;
+    const pw_bvh8 *b8 = (const pw_bvh8 *)s->cpu_bvh8;
+    for (uint32_t k = 0; b8->flat && k < b8->n_blocks; k++)
+        ls.block_counts[k] = (uint8_t)pw_sphere8_count(&b8->blocks[k]);
+    int start = 0;
+    for (int k = 0; k < 8; k++)
+        if (take_pixel(&ls, k))
+            start |= 1 << k;
+    ls.active = from_bits(start);
+    begin8(&ls, ls.active, s, prm);
+    while (bits(ls.active))
+        step8(&ls, s, prm, ext_rays, shadow_rays);
+}
+
+#else
+
+int pw_cpu_lanes8_usable(const pw_renderer *r)
+{
+    (void)r;
+    return 0;
+}
+
+void pw_cpu_lanes8_tile(pw_renderer *r, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1, uint32_t spp,
+                        uint32_t *ext_rays, uint32_t *shadow_rays)
+{
+    (void)r, (void)x0, (void)y0, (void)x1, (void)y1, (void)spp, (void)ext_rays, (void)shadow_rays;
+}
+
+#endif
