@@ -526,6 +526,65 @@ static f8 trace8(const lanes8 *ls, const pw_scene_view *s, v8 o, v8 d, f8 m, f8 
     return from_bits(found);
 }
 
+/* The lanes of mask b moved to the front, in order (a permutation for
+ * _mm256_permutevar8x32_ps). */
+static inline u8 compress_order(int b)
+{
+    uint64_t idx = 0;
+    for (int n = 0; b; b &= b - 1, n++)
+        idx |= (uint64_t)__builtin_ctz((unsigned)b) << (8 * n);
+    return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)idx));
+}
+
+/* The inverse for a bit mask: the i-th set lane of `lanes` gets bit i of c. */
+static inline int expand_bits(int c, int lanes)
+{
+    int out = 0;
+    for (; lanes; lanes &= lanes - 1, c >>= 1)
+        if (c & 1)
+            out |= lanes & -lanes;
+    return out;
+}
+
+/* Traces the shadow rays of every slot and adds the contributions of the
+ * clear ones, slot by slot, as the scalar loop adds a path's in order. The
+ * rays are packed 8 to a packet first: a slot alone fills about half the
+ * lanes (the Lambert hits of a pass). */
+static void trace_shadows8(lanes8 *ls, const pw_scene_view *s, const shadow8 *sh, int n_sh, uint32_t *shadow_rays)
+{
+    enum { MAX_RAYS = 8 * PW_MAX_SHADOW };
+    float ray[7][MAX_RAYS + 8]; /* origin, direction, tmax of each ray, slot after slot */
+    int first[PW_MAX_SHADOW], n = 0;
+    for (int j = 0; j < n_sh; j++) {
+        int valid = bits(sh[j].valid);
+        u8 order = compress_order(valid);
+        f8 f[7] = {sh[j].o.x, sh[j].o.y, sh[j].o.z, sh[j].d.x, sh[j].d.y, sh[j].d.z, sh[j].tmax};
+        for (int a = 0; a < 7; a++)
+            _mm256_storeu_ps(&ray[a][n], _mm256_permutevar8x32_ps(f[a], order));
+        first[j] = n;
+        n += __builtin_popcount((unsigned)valid);
+    }
+    *shadow_rays += (uint32_t)n;
+    for (int a = 0; a < 7; a++) /* the last packet's unused lanes: defined values, masked off */
+        _mm256_storeu_ps(&ray[a][n], _mm256_setzero_ps());
+    uint64_t blocked = 0; /* bit i: ray i hit something */
+    for (int p = 0; p < n; p += 8) {
+        v8 o = {_mm256_loadu_ps(&ray[0][p]), _mm256_loadu_ps(&ray[1][p]), _mm256_loadu_ps(&ray[2][p])};
+        v8 d = {_mm256_loadu_ps(&ray[3][p]), _mm256_loadu_ps(&ray[4][p]), _mm256_loadu_ps(&ray[5][p])};
+        int used = n - p < 8 ? n - p : 8;
+        f8 t;
+        u8 prim;
+        f8 hit = trace8(ls, s, o, d, from_bits((1 << used) - 1), _mm256_loadu_ps(&ray[6][p]), 1, &t, &prim);
+        blocked |= (uint64_t)bits(hit) << p;
+    }
+    for (int j = 0; j < n_sh; j++) {
+        int valid = bits(sh[j].valid);
+        int c = (int)((blocked >> first[j]) & ((1u << __builtin_popcount((unsigned)valid)) - 1u));
+        f8 clear = andnot8(from_bits(expand_bits(c, valid)), sh[j].valid);
+        ls->L = v8_sel(clear, v8_add(ls->L, sh[j].contrib), ls->L);
+    }
+}
+
 /* One pass: every lane's ray traced, the lanes shaded, their shadow rays
  * traced, finished paths replaced. */
 static void step8(lanes8 *ls, const pw_scene_view *s, const pw_render_params *prm, uint32_t *ext_rays,
@@ -543,14 +602,8 @@ static void step8(lanes8 *ls, const pw_scene_view *s, const pw_render_params *pr
     int n_sh = 0;
     if (bits(hit))
         alive = shade8(ls, hit, prim, t, s, prm, sh, &n_sh);
-    for (int j = 0; j < n_sh; j++) {
-        f8 ts;
-        u8 ps;
-        *shadow_rays += (uint32_t)__builtin_popcount((unsigned)bits(sh[j].valid));
-        f8 blocked = trace8(ls, s, sh[j].o, sh[j].d, sh[j].valid, sh[j].tmax, 1, &ts, &ps);
-        f8 clear = andnot8(blocked, sh[j].valid);
-        ls->L = v8_sel(clear, v8_add(ls->L, sh[j].contrib), ls->L);
-    }
+    if (n_sh)
+        trace_shadows8(ls, s, sh, n_sh, shadow_rays);
     f8 ended = andnot8(alive, ls->active);
     if (bits(ended))
         finish8(ls, ended, s, prm);
