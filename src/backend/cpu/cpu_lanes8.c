@@ -526,25 +526,25 @@ static f8 trace8(const lanes8 *ls, const pw_scene_view *s, v8 o, v8 d, f8 m, f8 
     return from_bits(found);
 }
 
-/* The lanes of mask b moved to the front, in order (a permutation for
- * _mm256_permutevar8x32_ps). */
-static inline u8 compress_order(int b)
+/* For every 8-bit lane mask b: compress[b] lists the set lanes in order
+ * (byte i: the lane of the i-th set bit), rank[b] gives each lane its
+ * place among them (byte k: set bits below lane k). Tables, not loops:
+ * a loop over a mask's bits is a branch the CPU mispredicts. */
+static uint64_t compress_lut[256], rank_lut[256];
+
+__attribute__((constructor)) static void lanes8_tables(void)
 {
-    uint64_t idx = 0;
-    for (int n = 0; b; b &= b - 1, n++)
-        idx |= (uint64_t)__builtin_ctz((unsigned)b) << (8 * n);
-    return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)idx));
+    for (int b = 0; b < 256; b++) {
+        int n = 0;
+        for (int k = 0; k < 8; k++) {
+            rank_lut[b] |= (uint64_t)n << (8 * k);
+            if (b >> k & 1)
+                compress_lut[b] |= (uint64_t)k << (8 * n++);
+        }
+    }
 }
 
-/* The inverse for a bit mask: the i-th set lane of `lanes` gets bit i of c. */
-static inline int expand_bits(int c, int lanes)
-{
-    int out = 0;
-    for (; lanes; lanes &= lanes - 1, c >>= 1)
-        if (c & 1)
-            out |= lanes & -lanes;
-    return out;
-}
+static inline u8 byte_lanes(uint64_t v) { return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)v)); }
 
 /* Traces the shadow rays of every slot and adds the contributions of the
  * clear ones, slot by slot, as the scalar loop adds a path's in order. The
@@ -557,7 +557,7 @@ static void trace_shadows8(lanes8 *ls, const pw_scene_view *s, const shadow8 *sh
     int first[PW_MAX_SHADOW], n = 0;
     for (int j = 0; j < n_sh; j++) {
         int valid = bits(sh[j].valid);
-        u8 order = compress_order(valid);
+        u8 order = byte_lanes(compress_lut[valid]);
         f8 f[7] = {sh[j].o.x, sh[j].o.y, sh[j].o.z, sh[j].d.x, sh[j].d.y, sh[j].d.z, sh[j].tmax};
         for (int a = 0; a < 7; a++)
             _mm256_storeu_ps(&ray[a][n], _mm256_permutevar8x32_ps(f[a], order));
@@ -578,9 +578,11 @@ static void trace_shadows8(lanes8 *ls, const pw_scene_view *s, const shadow8 *sh
         blocked |= (uint64_t)bits(hit) << p;
     }
     for (int j = 0; j < n_sh; j++) {
+        /* Ray first[j] + rank of lane k among the slot's rays is lane k's. */
         int valid = bits(sh[j].valid);
-        int c = (int)((blocked >> first[j]) & ((1u << __builtin_popcount((unsigned)valid)) - 1u));
-        f8 clear = andnot8(from_bits(expand_bits(c, valid)), sh[j].valid);
+        f8 was_blocked = from_bits((int)(blocked >> first[j]) & 0xff);
+        was_blocked = _mm256_permutevar8x32_ps(was_blocked, byte_lanes(rank_lut[valid]));
+        f8 clear = andnot8(was_blocked, sh[j].valid);
         ls->L = v8_sel(clear, v8_add(ls->L, sh[j].contrib), ls->L);
     }
 }
