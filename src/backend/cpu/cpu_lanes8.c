@@ -202,16 +202,15 @@ static inline f8 sphere_t8(v8 o, v8 d, pw_sphere sp)
 }
 
 /* ---- The lanes. */
-typedef struct lane_pixel {
-    uint32_t x, y, sample, end;
-    pw_vec3 sum;
-} lane_pixel;
-
 typedef struct lanes8 {
     v8 o, d, beta, L; /* pw_path's ray, throughput and radiance */
     u8 key, depth, flags;
     f8 active;        /* lanes with a path */
-    lane_pixel px[8];
+    /* Each lane's pixel: its coordinates, its next and its end sample, its
+     * sum (loaded from the image and written back when its samples are done). */
+    u8 px, py, sample, end;
+    v8 sum;
+    u8 seed_key;      /* pw_hash32(seed) */
     /* The tile and the next of its pixels to hand out. */
     uint32_t x0, x1, y1, next_x, next_y, spp;
     pw_renderer *r;
@@ -221,17 +220,13 @@ typedef struct lanes8 {
 /* pw_path_begin for the lanes in m. */
 static void begin8(lanes8 *ls, f8 m, const pw_scene_view *s, const pw_render_params *prm)
 {
-    uint32_t pxv[8], pyv[8], smp[8];
-    for (int k = 0; k < 8; k++)
-        pxv[k] = ls->px[k].x, pyv[k] = ls->px[k].y, smp[k] = ls->px[k].sample;
-    u8 px = _mm256_loadu_si256((const __m256i *)pxv), py = _mm256_loadu_si256((const __m256i *)pyv);
-    u8 pixel = iadd(_mm256_mullo_epi32(py, i8s(prm->width)), px);
-    u8 key = hash_combine8(hash_combine8(hash8(i8s(prm->seed)), pixel), _mm256_loadu_si256((const __m256i *)smp));
+    u8 pixel = iadd(_mm256_mullo_epi32(ls->py, i8s(prm->width)), ls->px);
+    u8 key = hash_combine8(hash_combine8(ls->seed_key, pixel), ls->sample);
     rng8 rng = {hash_combine8(key, _mm256_setzero_si256()), _mm256_setzero_si256()};
     f8 all = imask(_mm256_set1_epi32(-1));
     f8 jx = draw(&rng, all), jy = draw(&rng, all), l1 = draw(&rng, all), l2 = draw(&rng, all);
-    f8 u = dvd(add(_mm256_cvtepi32_ps(px), jx), f8s((float)prm->width));
-    f8 v = sub(f8s(1.0f), dvd(add(_mm256_cvtepi32_ps(py), jy), f8s((float)prm->height)));
+    f8 u = dvd(add(_mm256_cvtepi32_ps(ls->px), jx), f8s((float)prm->width));
+    f8 v = sub(f8s(1.0f), dvd(add(_mm256_cvtepi32_ps(ls->py), jy), f8s((float)prm->height)));
     /* pw_camera_ray, with pw_sample_disk for the lens. */
     const pw_camera *c = &s->cam;
     v8 offset = v8s(v3s(0.0f));
@@ -260,6 +255,23 @@ static void begin8(lanes8 *ls, f8 m, const pw_scene_view *s, const pw_render_par
     ls->flags = isel(m, i8s(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), ls->flags);
 }
 
+/* Sets lane k of an integer vector. */
+static inline u8 set_lane(u8 v, int k, uint32_t x)
+{
+    uint32_t a[8];
+    _mm256_storeu_si256((__m256i *)a, v);
+    a[k] = x;
+    return _mm256_loadu_si256((const __m256i *)a);
+}
+
+static inline f8 set_lanef(f8 v, int k, float x)
+{
+    float a[8];
+    _mm256_storeu_ps(a, v);
+    a[k] = x;
+    return _mm256_loadu_ps(a);
+}
+
 /* Hands lane k the tile's next pixel; 0 when none is left. */
 static int take_pixel(lanes8 *ls, int k)
 {
@@ -270,45 +282,56 @@ static int take_pixel(lanes8 *ls, int k)
     if (++ls->next_x >= ls->x1)
         ls->next_x = ls->x0, ls->next_y++;
     size_t i = (size_t)y * r->params.width + x;
-    lane_pixel *p = &ls->px[k];
-    p->x = x, p->y = y;
-    p->sample = r->count[i];
-    p->end = p->sample + ls->spp;
-    p->sum = v3(r->sum[3 * i + 0], r->sum[3 * i + 1], r->sum[3 * i + 2]);
+    ls->px = set_lane(ls->px, k, x);
+    ls->py = set_lane(ls->py, k, y);
+    ls->sample = set_lane(ls->sample, k, r->count[i]);
+    ls->end = set_lane(ls->end, k, r->count[i] + ls->spp);
+    ls->sum.x = set_lanef(ls->sum.x, k, r->sum[3 * i + 0]);
+    ls->sum.y = set_lanef(ls->sum.y, k, r->sum[3 * i + 1]);
+    ls->sum.z = set_lanef(ls->sum.z, k, r->sum[3 * i + 2]);
     return 1;
 }
 
-static void store_pixel(const lanes8 *ls, int k)
+/* Writes back the sums of the lanes in b, whose pixels have all their samples. */
+static void store_pixels(const lanes8 *ls, int b)
 {
     pw_renderer *r = ls->r;
-    const lane_pixel *p = &ls->px[k];
-    size_t i = (size_t)p->y * r->params.width + p->x;
-    r->sum[3 * i + 0] = p->sum.x;
-    r->sum[3 * i + 1] = p->sum.y;
-    r->sum[3 * i + 2] = p->sum.z;
-    r->count[i] = p->end;
+    uint32_t x[8], y[8], end[8];
+    float sx[8], sy[8], sz[8];
+    _mm256_storeu_si256((__m256i *)x, ls->px), _mm256_storeu_si256((__m256i *)y, ls->py);
+    _mm256_storeu_si256((__m256i *)end, ls->end);
+    _mm256_storeu_ps(sx, ls->sum.x), _mm256_storeu_ps(sy, ls->sum.y), _mm256_storeu_ps(sz, ls->sum.z);
+    for (; b; b &= b - 1) {
+        int k = __builtin_ctz((unsigned)b);
+        size_t i = (size_t)y[k] * r->params.width + x[k];
+        r->sum[3 * i + 0] = sx[k];
+        r->sum[3 * i + 1] = sy[k];
+        r->sum[3 * i + 2] = sz[k];
+        r->count[i] = end[k];
+    }
 }
 
-/* The paths in lanes `ended` are done: each adds its radiance to its pixel
- * and begins the pixel's next sample, or the next pixel's first. */
+/* The paths in lanes `ended` are done: each adds its radiance to its
+ * pixel (pw_path_accumulate: only if finite) and begins the pixel's next
+ * sample, or the next pixel's first. */
 static void finish8(lanes8 *ls, f8 ended, const pw_scene_view *s, const pw_render_params *prm)
 {
-    float Lx[8], Ly[8], Lz[8];
-    _mm256_storeu_ps(Lx, ls->L.x), _mm256_storeu_ps(Ly, ls->L.y), _mm256_storeu_ps(Lz, ls->L.z);
-    int restart = 0, gone = 0;
-    for (int m = bits(ended); m; m &= m - 1) {
-        int k = __builtin_ctz((unsigned)m);
-        lane_pixel *p = &ls->px[k];
-        pw_path_accumulate(&p->sum, v3_add(v3s(0.0f), v3(Lx[k], Ly[k], Lz[k])));
-        if (++p->sample < p->end) {
-            restart |= 1 << k;
-            continue;
+    f8 big = f8s(PW_INF); /* isfinite(x): |x| <= FLT_MAX, false for NaN */
+    f8 finite = and8(and8(le(andnot8(f8s(-0.0f), ls->L.x), big), le(andnot8(f8s(-0.0f), ls->L.y), big)),
+                     le(andnot8(f8s(-0.0f), ls->L.z), big));
+    ls->sum = v8_sel(and8(finite, ended), v8_add(ls->sum, v8_add(v8s(v3s(0.0f)), ls->L)), ls->sum);
+    ls->sample = _mm256_sub_epi32(ls->sample, _mm256_castps_si256(ended));
+    int done = bits(and8(ieq(ls->sample, ls->end), ended));
+    int restart = bits(ended) & ~done, gone = 0;
+    if (done) {
+        store_pixels(ls, done);
+        for (int b = done; b; b &= b - 1) {
+            int k = __builtin_ctz((unsigned)b);
+            if (take_pixel(ls, k))
+                restart |= 1 << k;
+            else
+                gone |= 1 << k;
         }
-        store_pixel(ls, k);
-        if (take_pixel(ls, k))
-            restart |= 1 << k;
-        else
-            gone |= 1 << k;
     }
     if (restart)
         begin8(ls, from_bits(restart), s, prm);
@@ -630,6 +653,7 @@ __attribute__((flatten)) void pw_cpu_lanes8_tile(pw_renderer *r, uint32_t x0, ui
     lanes8 ls;
     memset(&ls, 0, sizeof ls);
     ls.r = r;
+    ls.seed_key = hash8(i8s(prm->seed));
     ls.x0 = ls.next_x = x0, ls.next_y = y0, ls.x1 = x1, ls.y1 = y1, ls.spp = spp;
     if (spp == 0)
         return;
