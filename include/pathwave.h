@@ -157,6 +157,8 @@ typedef struct pw_render_stats {
     uint64_t device_bytes;  /* CUDA backends: device memory allocated for scene, image and queues (0 on the CPU) */
     uint64_t cpu_bvh_bytes; /* CPU backends: host memory of the CPU's own 8-wide BVH (0 without one) */
     double cpu_bvh_ms;      /* and the time its conversion from the shared BVH took */
+    uint32_t cpu_simd_paths; /* CPU megakernel: paths traced side by side in SIMD lanes (8 on sphere scenes
+                              * with AVX2), 0 when it traced them one by one */
 } pw_render_stats;
 void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
 

@@ -269,6 +269,25 @@ else
     fail "render cornell --stats --stats-json exited with $?: $(cat "$tmp/err")"
 fi
 
+# The CPU megakernel says when it traces a sphere scene 8 paths at a time
+# in AVX2 lanes (it does wherever the CPU's 8-wide BVH exists), and not for
+# a mesh, where it traces paths one by one.
+checks=$((checks + 1))
+if "$PW" render toy --backend cpu --width 16 --height 16 --spp 1 --stats --stats-json "$tmp/l.json" -o "$tmp/l.png" \
+    >"$tmp/out" 2>"$tmp/err"; then
+    lanes=$(json_number "$tmp/l.json" cpu_simd_paths)
+    if [ -n "$(json_number "$tmp/l.json" cpu_bvh_bytes)" ] &&
+        { [ "$lanes" != 8 ] || ! grep -q "^cpu paths: 8 at once in AVX2 lanes" "$tmp/err"; }; then
+        fail "--stats on toy: cpu_simd_paths '$lanes' is not 8, or --stats does not say it: $(cat "$tmp/err")"
+    elif [ -n "$(json_number "$tmp/s.json" cpu_simd_paths)" ]; then
+        fail "--stats-json on the Cornell box (triangles) reports cpu_simd_paths: $(cat "$tmp/s.json")"
+    else
+        echo "ok: --stats: toy traced ${lanes:-one by one (no AVX2)}${lanes:+ paths at once}, the Cornell box one by one"
+    fi
+else
+    fail "render toy --stats exited with $?: $(cat "$tmp/err")"
+fi
+
 checks=$((checks + 1))
 if "$PW" render terrain:1001 --width 16 --height 9 --spp 1 -q --stats-json - -o "$tmp/t.png" >"$tmp/t.json" 2>"$tmp/err" &&
     [ "$(json_number "$tmp/t.json" triangles)" = 1001 ] && [ "$(json_number "$tmp/t.json" spheres)" = 0 ]; then

@@ -1,6 +1,8 @@
 /* CPU megakernel: threads take 16x16 tiles and trace whole paths with the
- * shared integrator code. A pixel's samples are summed in a fixed order by
- * one thread, so images are bit-identical for any thread count. */
+ * shared integrator code; sphere scenes with the basic materials go
+ * through its 8-lane AVX2 transcription (cpu_lanes8.c) instead, with the
+ * same result. A pixel's samples are summed in a fixed order by one
+ * thread, so images are bit-identical for any thread count. */
 #include "api/renderer.h"
 #include "backend/cpu/cpu_lanes8.h"
 #include "backend/cpu/parallel_for.h"
@@ -105,27 +107,22 @@ static void lane_store(const cpu_lane *l, pw_renderer *r)
     r->count[i] = l->end;
 }
 
-static void render_tile(mega_job *j, uint32_t tile)
+/* The pixels [x0, x1) x [y0, y1), paths one by one (two in step where
+ * the materials allow); returns the samples traced. */
+static uint32_t render_pixels(mega_job *j, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1, uint32_t *ext,
+                              uint32_t *shadow)
 {
     pw_renderer *r = j->r;
     const pw_render_params *prm = &r->params;
-    uint32_t x0 = (tile % j->tiles_x) * TILE, y0 = (tile / j->tiles_x) * TILE;
-    uint32_t x1 = x0 + TILE < prm->width ? x0 + TILE : prm->width;
-    uint32_t y1 = y0 + TILE < prm->height ? y0 + TILE : prm->height;
-    uint32_t ext = 0, shadow = 0, samples = 0;
+    uint32_t samples = 0;
     int lanes = prm->split <= 1 && prm->kinds == PW_KINDS_BASIC;
-    if (j->lanes8) {
-        pw_cpu_lanes8_tile(r, x0, y0, x1, y1, j->spp, &ext, &shadow);
-        samples = (x1 - x0) * (y1 - y0) * j->spp;
-        y1 = y0; /* done */
-    }
     for (uint32_t y = y0; y < y1; y++)
         for (uint32_t x = x0; x < x1; x++) {
             if (lanes && x + CPU_LANES <= x1) {
                 cpu_lane l[CPU_LANES];
                 for (int k = 0; k < CPU_LANES; k++)
                     lane_load(&l[k], r, x + k, y, j->spp);
-                trace_lanes(&r->view, prm, l, &ext, &shadow);
+                trace_lanes(&r->view, prm, l, ext, shadow);
                 for (int k = 0; k < CPU_LANES; k++)
                     lane_store(&l[k], r);
                 samples += CPU_LANES * j->spp;
@@ -136,15 +133,32 @@ static void render_tile(mega_job *j, uint32_t tile)
             uint32_t first = r->count[i];
             pw_vec3 sum = v3(r->sum[3 * i + 0], r->sum[3 * i + 1], r->sum[3 * i + 2]);
             if (prm->split > 1 || prm->kinds != PW_KINDS_BASIC)
-                pw_path_trace_pixel(&r->view, prm, x, y, first, j->spp, prm->split, PW_KINDS_ALL, &sum, &ext, &shadow);
+                pw_path_trace_pixel(&r->view, prm, x, y, first, j->spp, prm->split, PW_KINDS_ALL, &sum, ext, shadow);
             else
-                pw_path_trace_pixel(&r->view, prm, x, y, first, j->spp, 1, PW_KINDS_BASIC, &sum, &ext, &shadow);
+                pw_path_trace_pixel(&r->view, prm, x, y, first, j->spp, 1, PW_KINDS_BASIC, &sum, ext, shadow);
             r->sum[3 * i + 0] = sum.x;
             r->sum[3 * i + 1] = sum.y;
             r->sum[3 * i + 2] = sum.z;
             r->count[i] = first + j->spp;
             samples += j->spp;
         }
+    return samples;
+}
+
+static void render_tile(mega_job *j, uint32_t tile)
+{
+    pw_renderer *r = j->r;
+    const pw_render_params *prm = &r->params;
+    uint32_t x0 = (tile % j->tiles_x) * TILE, y0 = (tile / j->tiles_x) * TILE;
+    uint32_t x1 = x0 + TILE < prm->width ? x0 + TILE : prm->width;
+    uint32_t y1 = y0 + TILE < prm->height ? y0 + TILE : prm->height;
+    uint32_t ext = 0, shadow = 0, samples;
+    if (j->lanes8) {
+        pw_cpu_lanes8_tile(r, x0, y0, x1, y1, j->spp, &ext, &shadow);
+        samples = (x1 - x0) * (y1 - y0) * j->spp;
+    } else {
+        samples = render_pixels(j, x0, y0, x1, y1, &ext, &shadow);
+    }
     __atomic_fetch_add(&r->stats.camera_rays, (uint64_t)samples, __ATOMIC_RELAXED);
     __atomic_fetch_add(&r->stats.bounce_rays, (uint64_t)(ext - samples), __ATOMIC_RELAXED);
     __atomic_fetch_add(&r->stats.shadow_rays, (uint64_t)shadow, __ATOMIC_RELAXED);
@@ -161,6 +175,7 @@ static void tiles_body(void *ctx, uint32_t begin, uint32_t end)
 pw_status pw_cpu_render(pw_renderer *r, int spp)
 {
     mega_job j = {r, (uint32_t)spp, (r->params.width + TILE - 1) / TILE, pw_cpu_lanes8_usable(r)};
+    r->stats.cpu_simd_paths = j.lanes8 ? 8u : 0u;
     uint32_t n_tiles = j.tiles_x * ((r->params.height + TILE - 1) / TILE);
     pw_parallel_for(r->settings.threads, n_tiles, 1, tiles_body, &j);
     return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;
