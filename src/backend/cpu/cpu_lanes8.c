@@ -255,22 +255,10 @@ static void begin8(lanes8 *ls, f8 m, const pw_scene_view *s, const pw_render_par
     ls->flags = isel(m, i8s(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), ls->flags);
 }
 
-/* Sets lane k of an integer vector. */
-static inline u8 set_lane(u8 v, int k, uint32_t x)
-{
-    uint32_t a[8];
-    _mm256_storeu_si256((__m256i *)a, v);
-    a[k] = x;
-    return _mm256_loadu_si256((const __m256i *)a);
-}
-
-static inline f8 set_lanef(f8 v, int k, float x)
-{
-    float a[8];
-    _mm256_storeu_ps(a, v);
-    a[k] = x;
-    return _mm256_loadu_ps(a);
-}
+/* Lane k of v set to x (a blend: a store and reload of the vector would
+ * stall on store forwarding). */
+static inline u8 set_lane(u8 v, f8 lane_k, uint32_t x) { return isel(lane_k, i8s(x), v); }
+static inline f8 set_lanef(f8 v, f8 lane_k, float x) { return sel(lane_k, f8s(x), v); }
 
 /* Hands lane k the tile's next pixel; 0 when none is left. */
 static int take_pixel(lanes8 *ls, int k)
@@ -282,13 +270,14 @@ static int take_pixel(lanes8 *ls, int k)
     if (++ls->next_x >= ls->x1)
         ls->next_x = ls->x0, ls->next_y++;
     size_t i = (size_t)y * r->params.width + x;
-    ls->px = set_lane(ls->px, k, x);
-    ls->py = set_lane(ls->py, k, y);
-    ls->sample = set_lane(ls->sample, k, r->count[i]);
-    ls->end = set_lane(ls->end, k, r->count[i] + ls->spp);
-    ls->sum.x = set_lanef(ls->sum.x, k, r->sum[3 * i + 0]);
-    ls->sum.y = set_lanef(ls->sum.y, k, r->sum[3 * i + 1]);
-    ls->sum.z = set_lanef(ls->sum.z, k, r->sum[3 * i + 2]);
+    f8 lane_k = from_bits(1 << k);
+    ls->px = set_lane(ls->px, lane_k, x);
+    ls->py = set_lane(ls->py, lane_k, y);
+    ls->sample = set_lane(ls->sample, lane_k, r->count[i]);
+    ls->end = set_lane(ls->end, lane_k, r->count[i] + ls->spp);
+    ls->sum.x = set_lanef(ls->sum.x, lane_k, r->sum[3 * i + 0]);
+    ls->sum.y = set_lanef(ls->sum.y, lane_k, r->sum[3 * i + 1]);
+    ls->sum.z = set_lanef(ls->sum.z, lane_k, r->sum[3 * i + 2]);
     return 1;
 }
 
