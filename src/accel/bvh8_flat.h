@@ -202,11 +202,14 @@ static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const uint8_t *counts
     __m256 iy = _mm256_div_ps(one, _mm256_blendv_ps(r->dy, tiny, _mm256_cmp_ps(r->dy, zero, _CMP_EQ_OQ)));
     __m256 iz = _mm256_div_ps(one, _mm256_blendv_ps(r->dz, tiny, _mm256_cmp_ps(r->dz, zero, _CMP_EQ_OQ)));
     __m256 lo = _mm256_set1_ps(tmin), behind_ok = tmin >= 0.0f ? _mm256_castsi256_ps(_mm256_set1_epi32(-1)) : zero;
-    __m256 found = zero;
-    *t = tmax;
-    *prim = _mm256_setzero_si256();
+    /* The running hits in locals: through the pointers, every sphere test
+     * would store and reload them (vector types may alias anything). */
+    __m256 found = zero, best = tmax;
+    __m256i best_prim = _mm256_setzero_si256();
     const pw_bvh8_node *n = b->nodes;
-    for (uint32_t k = 0; k < b->n_blocks; k++) {
+    uint32_t n_blocks = b->n_blocks;
+    for (uint32_t k = 0; k < n_blocks; k++) {
+        int count = counts[k];
         /* The slab test of pw_bvh8_node_mask, for box k and every ray;
          * either slab order, as each lane's direction has its own signs. */
         __m256 ax = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->lo[0][k]), r->ox), ix);
@@ -218,18 +221,20 @@ static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const uint8_t *counts
         __m256 tn = _mm256_max_ps(_mm256_max_ps(_mm256_min_ps(ax, bx), _mm256_min_ps(ay, by)),
                                   _mm256_max_ps(_mm256_min_ps(az, bz), lo));
         __m256 tf = _mm256_min_ps(_mm256_min_ps(_mm256_max_ps(ax, bx), _mm256_max_ps(ay, by)),
-                                  _mm256_min_ps(_mm256_max_ps(az, bz), *t));
+                                  _mm256_min_ps(_mm256_max_ps(az, bz), best));
         __m256 enter = _mm256_and_ps(_mm256_cmp_ps(tn, _mm256_mul_ps(tf, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ), m);
         if (_mm256_movemask_ps(enter) == 0)
             continue;
-        for (int j = 0; j < counts[k]; j++)
-            found = _mm256_or_ps(found, pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, t, prim));
+        for (int j = 0; j < count; j++)
+            found = _mm256_or_ps(found, pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, &best, &best_prim));
         if (any_hit) {
             m = _mm256_andnot_ps(found, m);
             if (_mm256_movemask_ps(m) == 0)
                 break;
         }
     }
+    *t = best;
+    *prim = best_prim;
     return found;
 }
 

@@ -98,16 +98,23 @@ static inline u8 hash_combine8(u8 h, u8 v)
     return hash8(_mm256_xor_si256(h, mix));
 }
 
-/* One bounce's stream per lane (pw_rng): its key and the next dimension. */
+/* One bounce's stream per lane (pw_rng): the key plus the next dimension
+ * times PW_GOLDEN, which is what pw_rng_next hashes. */
 typedef struct rng8 {
-    u8 key, dim;
+    u8 next;
 } rng8;
+
+static inline rng8 rng8_for(u8 bounce_key)
+{
+    rng8 r = {bounce_key};
+    return r;
+}
 
 /* The next number of every lane in m; the other lanes' streams stand still. */
 static inline f8 draw(rng8 *r, f8 m)
 {
-    u8 u = hash8(iadd(r->key, _mm256_mullo_epi32(r->dim, i8s(PW_GOLDEN))));
-    r->dim = _mm256_sub_epi32(r->dim, _mm256_castps_si256(m)); /* a set lane is -1 */
+    u8 u = hash8(r->next);
+    r->next = iadd(r->next, _mm256_and_si256(_mm256_castps_si256(m), i8s(PW_GOLDEN)));
     return mul(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 8)), f8s(1.0f / 16777216.0f));
 }
 
@@ -222,7 +229,7 @@ static void begin8(lanes8 *ls, f8 m, const pw_scene_view *s, const pw_render_par
 {
     u8 pixel = iadd(_mm256_mullo_epi32(ls->py, i8s(prm->width)), ls->px);
     u8 key = hash_combine8(hash_combine8(ls->seed_key, pixel), ls->sample);
-    rng8 rng = {hash_combine8(key, _mm256_setzero_si256()), _mm256_setzero_si256()};
+    rng8 rng = rng8_for(hash_combine8(key, _mm256_setzero_si256()));
     f8 all = imask(_mm256_set1_epi32(-1));
     f8 jx = draw(&rng, all), jy = draw(&rng, all), l1 = draw(&rng, all), l2 = draw(&rng, all);
     f8 u = dvd(add(_mm256_cvtepi32_ps(ls->px), jx), f8s((float)prm->width));
@@ -235,8 +242,8 @@ static void begin8(lanes8 *ls, f8 m, const pw_scene_view *s, const pw_render_par
         f8 center = and8(eq(a, f8s(0.0f)), eq(b, f8s(0.0f)));
         f8 a_major = gt(andnot8(f8s(-0.0f), a), andnot8(f8s(-0.0f), b));
         f8 rad = sel(a_major, a, b);
-        f8 phi = sel(a_major, mul(f8s(PW_PI / 4.0f), dvd(b, a)),
-                     sub(f8s(PW_PI / 2.0f), mul(f8s(PW_PI / 4.0f), dvd(a, b))));
+        f8 ratio = dvd(sel(a_major, b, a), sel(a_major, a, b)); /* b / a or a / b: one division */
+        f8 phi = sel(a_major, mul(f8s(PW_PI / 4.0f), ratio), sub(f8s(PW_PI / 2.0f), mul(f8s(PW_PI / 4.0f), ratio)));
         f8 sp, cp;
         sincos8(phi, &sp, &cp);
         f8 dx = andnot8(center, mul(rad, cp)), dy = andnot8(center, mul(rad, sp));
@@ -460,7 +467,7 @@ static f8 shade8(lanes8 *ls, f8 hit, u8 prim, f8 t, const pw_scene_view *s, cons
     f8 go = and8(imask(_mm256_cmpgt_epi32(i8s(prm->max_depth), ls->depth)), hit); /* depth < max_depth */
     if (!bits(go))
         return go;
-    rng8 rng = {hash_combine8(ls->key, iadd(ls->depth, i8s(1))), _mm256_setzero_si256()};
+    rng8 rng = rng8_for(hash_combine8(ls->key, iadd(ls->depth, i8s(1))));
     f8 lambert = and8(ieq(h.type, i8s(PW_MAT_LAMBERT)), go);
     if (prm->light_mode == PW_LIGHT_MODE_TOY && bits(lambert))
         *n_shadows = toy_lights8(s, ls, &h, prim, lambert, &rng, shadows);
