@@ -226,7 +226,8 @@ static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const uint8_t *counts
         if (_mm256_movemask_ps(enter) == 0)
             continue;
         for (int j = 0; j < count; j++)
-            found = _mm256_or_ps(found, pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, &best, &best_prim));
+            found = _mm256_or_ps(found,
+                                 pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, &best, &best_prim));
         if (any_hit) {
             m = _mm256_andnot_ps(found, m);
             if (_mm256_movemask_ps(m) == 0)

@@ -6,8 +6,9 @@
  * path work (camera rays, hashing random numbers, sampling the lights and
  * the BSDFs, origin offsets), one path at a time; traversal already tests
  * 8 spheres at once. Here each lane carries one path, and the path work of
- * all eight runs as one stream of 8-wide instructions; each lane's rays are
- * still traced one by one through pw_trace.
+ * all eight runs as one stream of 8-wide instructions. The lanes' rays go
+ * through the flat sphere blocks as packets of 8 (bvh8_flat.h), or one by
+ * one through pw_trace in larger scenes.
  *
  * Every lane performs the operations of the shared scalar functions
  * (path.h, bsdf.h, sampling.h, camera.h, ray.h) in the same order, with a
@@ -25,65 +26,76 @@
 
 #if PW_BVH8_HAVE_AVX2
 
-typedef __m256 f8;  /* a float per lane */
-typedef __m256i u8; /* a 32-bit integer per lane */
-typedef struct v8 {
-    f8 x, y, z;
-} v8;
+typedef __m256 f32x8;  /* a float per lane */
+typedef __m256i u32x8; /* a 32-bit integer per lane */
+typedef struct v3x8 {
+    f32x8 x, y, z;
+} v3x8;
 
 /* ---- Lane arithmetic, one name per scalar operation. */
-static inline f8 f8s(float a) { return _mm256_set1_ps(a); }
-static inline f8 add(f8 a, f8 b) { return _mm256_add_ps(a, b); }
-static inline f8 sub(f8 a, f8 b) { return _mm256_sub_ps(a, b); }
-static inline f8 mul(f8 a, f8 b) { return _mm256_mul_ps(a, b); }
-static inline f8 dvd(f8 a, f8 b) { return _mm256_div_ps(a, b); }
-static inline f8 fma8(f8 a, f8 b, f8 c) { return _mm256_fmadd_ps(a, b, c); } /* fmaf(a, b, c) */
-static inline f8 neg(f8 a) { return _mm256_xor_ps(a, f8s(-0.0f)); }
-static inline f8 sqrt8(f8 a) { return _mm256_sqrt_ps(a); }
+static inline f32x8 f8s(float a) { return _mm256_set1_ps(a); }
+static inline f32x8 add(f32x8 a, f32x8 b) { return _mm256_add_ps(a, b); }
+static inline f32x8 sub(f32x8 a, f32x8 b) { return _mm256_sub_ps(a, b); }
+static inline f32x8 mul(f32x8 a, f32x8 b) { return _mm256_mul_ps(a, b); }
+static inline f32x8 dvd(f32x8 a, f32x8 b) { return _mm256_div_ps(a, b); }
+static inline f32x8 fma8(f32x8 a, f32x8 b, f32x8 c) { return _mm256_fmadd_ps(a, b, c); } /* fmaf(a, b, c) */
+static inline f32x8 neg(f32x8 a) { return _mm256_xor_ps(a, f8s(-0.0f)); }
+static inline f32x8 sqrt8(f32x8 a) { return _mm256_sqrt_ps(a); }
 /* pw_minf / pw_maxf on the host: a < b ? a : b, a > b ? a : b (minps and maxps exactly). */
-static inline f8 min8(f8 a, f8 b) { return _mm256_min_ps(a, b); }
-static inline f8 max8(f8 a, f8 b) { return _mm256_max_ps(a, b); }
-static inline f8 sel(f8 m, f8 a, f8 b) { return _mm256_blendv_ps(b, a, m); } /* m ? a : b */
-static inline f8 lt(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
-static inline f8 gt(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
-static inline f8 ge(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
-static inline f8 le(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
-static inline f8 eq(f8 a, f8 b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
-static inline f8 and8(f8 a, f8 b) { return _mm256_and_ps(a, b); }
-static inline f8 andnot8(f8 a, f8 b) { return _mm256_andnot_ps(a, b); } /* !a && b */
-static inline f8 or8(f8 a, f8 b) { return _mm256_or_ps(a, b); }
-static inline int bits(f8 m) { return _mm256_movemask_ps(m); }
-static inline f8 imask(u8 m) { return _mm256_castsi256_ps(m); }
-static inline u8 iadd(u8 a, u8 b) { return _mm256_add_epi32(a, b); }
-static inline u8 i8s(uint32_t a) { return _mm256_set1_epi32((int)a); }
-static inline f8 ieq(u8 a, u8 b) { return imask(_mm256_cmpeq_epi32(a, b)); }
-static inline u8 isel(f8 m, u8 a, u8 b) { return _mm256_castps_si256(sel(m, _mm256_castsi256_ps(a), _mm256_castsi256_ps(b))); }
+static inline f32x8 min8(f32x8 a, f32x8 b) { return _mm256_min_ps(a, b); }
+static inline f32x8 max8(f32x8 a, f32x8 b) { return _mm256_max_ps(a, b); }
+static inline f32x8 sel(f32x8 m, f32x8 a, f32x8 b) { return _mm256_blendv_ps(b, a, m); } /* m ? a : b */
+static inline f32x8 lt(f32x8 a, f32x8 b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+static inline f32x8 gt(f32x8 a, f32x8 b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+static inline f32x8 ge(f32x8 a, f32x8 b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+static inline f32x8 le(f32x8 a, f32x8 b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+static inline f32x8 eq(f32x8 a, f32x8 b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+static inline f32x8 and8(f32x8 a, f32x8 b) { return _mm256_and_ps(a, b); }
+static inline f32x8 andnot8(f32x8 a, f32x8 b) { return _mm256_andnot_ps(a, b); } /* !a && b */
+static inline f32x8 or8(f32x8 a, f32x8 b) { return _mm256_or_ps(a, b); }
+static inline int bits(f32x8 m) { return _mm256_movemask_ps(m); }
+static inline f32x8 imask(u32x8 m) { return _mm256_castsi256_ps(m); }
+static inline u32x8 iadd(u32x8 a, u32x8 b) { return _mm256_add_epi32(a, b); }
+static inline u32x8 i8s(uint32_t a) { return _mm256_set1_epi32((int)a); }
+static inline f32x8 ieq(u32x8 a, u32x8 b) { return imask(_mm256_cmpeq_epi32(a, b)); }
+static inline u32x8 isel(f32x8 m, u32x8 a, u32x8 b)
+{
+    return _mm256_castps_si256(sel(m, _mm256_castsi256_ps(a), _mm256_castsi256_ps(b)));
+}
 
 /* The lanes whose bits are set in b. */
-static inline f8 from_bits(int b)
+static inline f32x8 from_bits(int b)
 {
-    u8 lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    u32x8 lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     return imask(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(b), lane_bit), lane_bit));
 }
 
-static inline v8 v8s(pw_vec3 a) { v8 r = {f8s(a.x), f8s(a.y), f8s(a.z)}; return r; }
-static inline v8 v8_add(v8 a, v8 b) { v8 r = {add(a.x, b.x), add(a.y, b.y), add(a.z, b.z)}; return r; }
-static inline v8 v8_sub(v8 a, v8 b) { v8 r = {sub(a.x, b.x), sub(a.y, b.y), sub(a.z, b.z)}; return r; }
-static inline v8 v8_mul(v8 a, v8 b) { v8 r = {mul(a.x, b.x), mul(a.y, b.y), mul(a.z, b.z)}; return r; }
-static inline v8 v8_scale(v8 a, f8 s) { v8 r = {mul(a.x, s), mul(a.y, s), mul(a.z, s)}; return r; }
-static inline v8 v8_neg(v8 a) { v8 r = {neg(a.x), neg(a.y), neg(a.z)}; return r; }
-static inline v8 v8_sel(f8 m, v8 a, v8 b) { v8 r = {sel(m, a.x, b.x), sel(m, a.y, b.y), sel(m, a.z, b.z)}; return r; }
-static inline f8 v8_dot(v8 a, v8 b) { return add(add(mul(a.x, b.x), mul(a.y, b.y)), mul(a.z, b.z)); }
-static inline v8 v8_madd(v8 a, v8 b, f8 s) { v8 r = {add(a.x, mul(b.x, s)), add(a.y, mul(b.y, s)), add(a.z, mul(b.z, s))}; return r; }
-static inline v8 v8_norm(v8 a) { return v8_scale(a, dvd(f8s(1.0f), sqrt8(v8_dot(a, a)))); }
-static inline v8 v8_reflect(v8 d, v8 n) { return v8_sub(d, v8_scale(n, mul(f8s(2.0f), v8_dot(d, n)))); }
-static inline f8 v8_is_zero(v8 a)
+static inline v3x8 v3x8_set(pw_vec3 a) { v3x8 r = {f8s(a.x), f8s(a.y), f8s(a.z)}; return r; }
+static inline v3x8 v3x8_add(v3x8 a, v3x8 b) { v3x8 r = {add(a.x, b.x), add(a.y, b.y), add(a.z, b.z)}; return r; }
+static inline v3x8 v3x8_sub(v3x8 a, v3x8 b) { v3x8 r = {sub(a.x, b.x), sub(a.y, b.y), sub(a.z, b.z)}; return r; }
+static inline v3x8 v3x8_mul(v3x8 a, v3x8 b) { v3x8 r = {mul(a.x, b.x), mul(a.y, b.y), mul(a.z, b.z)}; return r; }
+static inline v3x8 v3x8_scale(v3x8 a, f32x8 s) { v3x8 r = {mul(a.x, s), mul(a.y, s), mul(a.z, s)}; return r; }
+static inline v3x8 v3x8_neg(v3x8 a) { v3x8 r = {neg(a.x), neg(a.y), neg(a.z)}; return r; }
+static inline v3x8 v3x8_sel(f32x8 m, v3x8 a, v3x8 b)
+{
+    v3x8 r = {sel(m, a.x, b.x), sel(m, a.y, b.y), sel(m, a.z, b.z)};
+    return r;
+}
+static inline f32x8 v3x8_dot(v3x8 a, v3x8 b) { return add(add(mul(a.x, b.x), mul(a.y, b.y)), mul(a.z, b.z)); }
+static inline v3x8 v3x8_madd(v3x8 a, v3x8 b, f32x8 s) /* a + b s */
+{
+    v3x8 r = {add(a.x, mul(b.x, s)), add(a.y, mul(b.y, s)), add(a.z, mul(b.z, s))};
+    return r;
+}
+static inline v3x8 v3x8_norm(v3x8 a) { return v3x8_scale(a, dvd(f8s(1.0f), sqrt8(v3x8_dot(a, a)))); }
+static inline v3x8 v3x8_reflect(v3x8 d, v3x8 n) { return v3x8_sub(d, v3x8_scale(n, mul(f8s(2.0f), v3x8_dot(d, n)))); }
+static inline f32x8 v3x8_is_zero(v3x8 a)
 {
     return and8(and8(eq(a.x, f8s(0.0f)), eq(a.y, f8s(0.0f))), eq(a.z, f8s(0.0f)));
 }
 
 /* ---- Random numbers: pw_hash32, pw_hash_combine and pw_rng_next per lane. */
-static inline u8 hash8(u8 x)
+static inline u32x8 hash8(u32x8 x)
 {
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
     x = _mm256_mullo_epi32(x, i8s(PW_HASH_M1));
@@ -92,132 +104,132 @@ static inline u8 hash8(u8 x)
     return _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
 }
 
-static inline u8 hash_combine8(u8 h, u8 v)
+static inline u32x8 hash_combine8(u32x8 h, u32x8 v)
 {
-    u8 mix = iadd(iadd(iadd(v, i8s(PW_GOLDEN)), _mm256_slli_epi32(h, 6)), _mm256_srli_epi32(h, 2));
+    u32x8 mix = iadd(iadd(iadd(v, i8s(PW_GOLDEN)), _mm256_slli_epi32(h, 6)), _mm256_srli_epi32(h, 2));
     return hash8(_mm256_xor_si256(h, mix));
 }
 
 /* One bounce's stream per lane (pw_rng): the key plus the next dimension
  * times PW_GOLDEN, which is what pw_rng_next hashes. */
 typedef struct rng8 {
-    u8 next;
+    u32x8 next;
 } rng8;
 
-static inline rng8 rng8_for(u8 bounce_key)
+static inline rng8 rng8_for(u32x8 bounce_key)
 {
     rng8 r = {bounce_key};
     return r;
 }
 
 /* The next number of every lane in m; the other lanes' streams stand still. */
-static inline f8 draw(rng8 *r, f8 m)
+static inline f32x8 draw(rng8 *r, f32x8 m)
 {
-    u8 u = hash8(r->next);
+    u32x8 u = hash8(r->next);
     r->next = iadd(r->next, _mm256_and_si256(_mm256_castps_si256(m), i8s(PW_GOLDEN)));
     return mul(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 8)), f8s(1.0f / 16777216.0f));
 }
 
 /* ---- Sampling (core/pw_hd.h, core/sampling.h). */
-static inline void sincos8(f8 x, f8 *s, f8 *c)
+static inline void sincos8(f32x8 x, f32x8 *s, f32x8 *c)
 {
-    f8 k = _mm256_round_ps(mul(x, f8s(PW_SINCOS_2_OVER_PI)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    f8 r = fma8(neg(k), f8s(PW_SINCOS_PIO2_HI), x);
+    f32x8 k = _mm256_round_ps(mul(x, f8s(PW_SINCOS_2_OVER_PI)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    f32x8 r = fma8(neg(k), f8s(PW_SINCOS_PIO2_HI), x);
     r = fma8(neg(k), f8s(PW_SINCOS_PIO2_LO), r);
-    f8 r2 = mul(r, r);
-    f8 sp = fma8(mul(r2, r), fma8(r2, fma8(r2, f8s(PW_SINCOS_S0), f8s(PW_SINCOS_S1)), f8s(PW_SINCOS_S2)), r);
-    f8 cp = fma8(mul(r2, r2), fma8(r2, fma8(r2, f8s(PW_SINCOS_C0), f8s(PW_SINCOS_C1)), f8s(PW_SINCOS_C2)),
+    f32x8 r2 = mul(r, r);
+    f32x8 sp = fma8(mul(r2, r), fma8(r2, fma8(r2, f8s(PW_SINCOS_S0), f8s(PW_SINCOS_S1)), f8s(PW_SINCOS_S2)), r);
+    f32x8 cp = fma8(mul(r2, r2), fma8(r2, fma8(r2, f8s(PW_SINCOS_C0), f8s(PW_SINCOS_C1)), f8s(PW_SINCOS_C2)),
                  fma8(f8s(-0.5f), r2, f8s(1.0f)));
-    u8 q = _mm256_cvttps_epi32(k);
-    f8 odd = ieq(_mm256_and_si256(q, i8s(1)), i8s(1));
-    f8 sv = sel(odd, cp, sp), cv = sel(odd, sp, cp);
+    u32x8 q = _mm256_cvttps_epi32(k);
+    f32x8 odd = ieq(_mm256_and_si256(q, i8s(1)), i8s(1));
+    f32x8 sv = sel(odd, cp, sp), cv = sel(odd, sp, cp);
     *s = sel(ieq(_mm256_and_si256(q, i8s(2)), i8s(2)), neg(sv), sv);
     *c = sel(ieq(_mm256_and_si256(iadd(q, i8s(1)), i8s(2)), i8s(2)), neg(cv), cv);
 }
 
-static inline v8 unit_sphere_surface8(f8 u1, f8 u2)
+static inline v3x8 unit_sphere_surface8(f32x8 u1, f32x8 u2)
 {
-    f8 z = sub(f8s(1.0f), mul(f8s(2.0f), u1));
-    f8 r = sqrt8(max8(f8s(0.0f), sub(f8s(1.0f), mul(z, z))));
-    f8 sp, cp;
+    f32x8 z = sub(f8s(1.0f), mul(f8s(2.0f), u1));
+    f32x8 r = sqrt8(max8(f8s(0.0f), sub(f8s(1.0f), mul(z, z))));
+    f32x8 sp, cp;
     sincos8(mul(f8s(2.0f * PW_PI), u2), &sp, &cp);
-    v8 v = {mul(r, cp), mul(r, sp), z};
+    v3x8 v = {mul(r, cp), mul(r, sp), z};
     return v;
 }
 
-static inline v8 cosine_about8(v8 n, f8 u1, f8 u2)
+static inline v3x8 cosine_about8(v3x8 n, f32x8 u1, f32x8 u2)
 {
-    v8 d = v8_add(n, unit_sphere_surface8(u1, u2));
-    f8 l2 = v8_dot(d, d);
-    return v8_sel(gt(l2, f8s(1e-12f)), v8_scale(d, dvd(f8s(1.0f), sqrt8(l2))), n);
+    v3x8 d = v3x8_add(n, unit_sphere_surface8(u1, u2));
+    f32x8 l2 = v3x8_dot(d, d);
+    return v3x8_sel(gt(l2, f8s(1e-12f)), v3x8_scale(d, dvd(f8s(1.0f), sqrt8(l2))), n);
 }
 
 /* pw_sample_cone with pw_frame_from_normal and pw_frame_to_world. */
-static inline v8 cone8(v8 w, f8 cos_max, f8 u1, f8 u2)
+static inline v3x8 cone8(v3x8 w, f32x8 cos_max, f32x8 u1, f32x8 u2)
 {
-    f8 cos_a = add(sub(f8s(1.0f), u1), mul(u1, cos_max));
-    f8 sin_a = sqrt8(max8(f8s(0.0f), sub(f8s(1.0f), mul(cos_a, cos_a))));
-    f8 sp, cp;
+    f32x8 cos_a = add(sub(f8s(1.0f), u1), mul(u1, cos_max));
+    f32x8 sin_a = sqrt8(max8(f8s(0.0f), sub(f8s(1.0f), mul(cos_a, cos_a))));
+    f32x8 sp, cp;
     sincos8(mul(f8s(2.0f * PW_PI), u2), &sp, &cp);
-    f8 sign = _mm256_or_ps(f8s(1.0f), and8(w.z, f8s(-0.0f))); /* copysignf(1, n.z) */
-    f8 a = dvd(f8s(-1.0f), add(sign, w.z));
-    f8 b = mul(mul(w.x, w.y), a);
-    v8 t = {add(f8s(1.0f), mul(mul(mul(sign, w.x), w.x), a)), mul(sign, b), mul(neg(sign), w.x)};
-    v8 bb = {b, add(sign, mul(mul(w.y, w.y), a)), neg(w.y)};
-    f8 lx = mul(cp, sin_a), ly = mul(sp, sin_a);
-    v8 r = {add(add(mul(t.x, lx), mul(bb.x, ly)), mul(w.x, cos_a)),
+    f32x8 sign = _mm256_or_ps(f8s(1.0f), and8(w.z, f8s(-0.0f))); /* copysignf(1, n.z) */
+    f32x8 a = dvd(f8s(-1.0f), add(sign, w.z));
+    f32x8 b = mul(mul(w.x, w.y), a);
+    v3x8 t = {add(f8s(1.0f), mul(mul(mul(sign, w.x), w.x), a)), mul(sign, b), mul(neg(sign), w.x)};
+    v3x8 bb = {b, add(sign, mul(mul(w.y, w.y), a)), neg(w.y)};
+    f32x8 lx = mul(cp, sin_a), ly = mul(sp, sin_a);
+    v3x8 r = {add(add(mul(t.x, lx), mul(bb.x, ly)), mul(w.x, cos_a)),
             add(add(mul(t.y, lx), mul(bb.y, ly)), mul(w.y, cos_a)),
             add(add(mul(t.z, lx), mul(bb.z, ly)), mul(w.z, cos_a))};
     return r;
 }
 
 /* ---- Origin offsets (geom/ray.h). */
-static inline f8 offset_axis8(f8 p, f8 n)
+static inline f32x8 offset_axis8(f32x8 p, f32x8 n)
 {
-    u8 o = _mm256_cvttps_epi32(mul(f8s(256.0f), n));
-    u8 so = isel(lt(p, f8s(0.0f)), _mm256_sub_epi32(_mm256_setzero_si256(), o), o);
-    f8 pi = _mm256_castsi256_ps(iadd(_mm256_castps_si256(p), so));
-    f8 near = lt(andnot8(f8s(-0.0f), p), f8s(1.0f / 32.0f)); /* fabsf(p) < origin */
+    u32x8 o = _mm256_cvttps_epi32(mul(f8s(256.0f), n));
+    u32x8 so = isel(lt(p, f8s(0.0f)), _mm256_sub_epi32(_mm256_setzero_si256(), o), o);
+    f32x8 pi = _mm256_castsi256_ps(iadd(_mm256_castps_si256(p), so));
+    f32x8 near = lt(andnot8(f8s(-0.0f), p), f8s(1.0f / 32.0f)); /* fabsf(p) < origin */
     return sel(near, add(p, mul(f8s(1.0f / 65536.0f), n)), pi);
 }
 
 /* pw_offset_origin: p off its surface on the side of ng that dir leaves by. */
-static inline v8 offset_origin8(v8 p, v8 ng, v8 dir)
+static inline v3x8 offset_origin8(v3x8 p, v3x8 ng, v3x8 dir)
 {
-    v8 n = v8_sel(lt(v8_dot(dir, ng), f8s(0.0f)), v8_neg(ng), ng);
-    v8 r = {offset_axis8(p.x, n.x), offset_axis8(p.y, n.y), offset_axis8(p.z, n.z)};
+    v3x8 n = v3x8_sel(lt(v3x8_dot(dir, ng), f8s(0.0f)), v3x8_neg(ng), ng);
+    v3x8 r = {offset_axis8(p.x, n.x), offset_axis8(p.y, n.y), offset_axis8(p.z, n.z)};
     return r;
 }
 
 /* pw_intersect_sphere for one sphere and eight rays, tmin 0 and tmax
  * infinite: the distance, or -1. */
-static inline f8 sphere_t8(v8 o, v8 d, pw_sphere sp)
+static inline f32x8 sphere_t8(v3x8 o, v3x8 d, pw_sphere sp)
 {
-    v8 f = v8_sub(o, v8s(sp.c));
-    f8 b = neg(fma8(f.z, d.z, fma8(f.y, d.y, mul(f.x, d.x))));
-    v8 l = {fma8(d.x, b, f.x), fma8(d.y, b, f.y), fma8(d.z, b, f.z)};
-    f8 r2 = f8s(sp.r * sp.r);
-    f8 disc = sub(r2, fma8(l.z, l.z, fma8(l.y, l.y, mul(l.x, l.x))));
-    f8 q = add(b, _mm256_or_ps(sqrt8(disc), and8(b, f8s(-0.0f))));
-    f8 cc = sub(fma8(f.z, f.z, fma8(f.y, f.y, mul(f.x, f.x))), r2);
-    f8 t0 = and8(dvd(cc, q), _mm256_cmp_ps(q, f8s(0.0f), _CMP_NEQ_UQ));
-    f8 tn = min8(t0, q), tf = max8(t0, q);
-    f8 inf = f8s(PW_INF), zero = f8s(0.0f);
-    f8 tn_ok = and8(gt(tn, zero), lt(tn, inf)), tf_ok = and8(gt(tf, zero), lt(tf, inf));
-    f8 t = sel(tn_ok, tn, sel(tf_ok, tf, f8s(-1.0f)));
+    v3x8 f = v3x8_sub(o, v3x8_set(sp.c));
+    f32x8 b = neg(fma8(f.z, d.z, fma8(f.y, d.y, mul(f.x, d.x))));
+    v3x8 l = {fma8(d.x, b, f.x), fma8(d.y, b, f.y), fma8(d.z, b, f.z)};
+    f32x8 r2 = f8s(sp.r * sp.r);
+    f32x8 disc = sub(r2, fma8(l.z, l.z, fma8(l.y, l.y, mul(l.x, l.x))));
+    f32x8 q = add(b, _mm256_or_ps(sqrt8(disc), and8(b, f8s(-0.0f))));
+    f32x8 cc = sub(fma8(f.z, f.z, fma8(f.y, f.y, mul(f.x, f.x))), r2);
+    f32x8 t0 = and8(dvd(cc, q), _mm256_cmp_ps(q, f8s(0.0f), _CMP_NEQ_UQ));
+    f32x8 tn = min8(t0, q), tf = max8(t0, q);
+    f32x8 inf = f8s(PW_INF), zero = f8s(0.0f);
+    f32x8 tn_ok = and8(gt(tn, zero), lt(tn, inf)), tf_ok = and8(gt(tf, zero), lt(tf, inf));
+    f32x8 t = sel(tn_ok, tn, sel(tf_ok, tf, f8s(-1.0f)));
     return sel(lt(disc, zero), f8s(-1.0f), t);
 }
 
 /* ---- The lanes. */
 typedef struct lanes8 {
-    v8 o, d, beta, L; /* pw_path's ray, throughput and radiance */
-    u8 key, depth, flags;
-    f8 active;        /* lanes with a path */
+    v3x8 o, d, beta, L; /* pw_path's ray, throughput and radiance */
+    u32x8 key, depth, flags;
+    f32x8 active;        /* lanes with a path */
     /* Each lane's pixel: its coordinates, its next and its end sample, its
      * sum (loaded from the image and written back when its samples are done). */
-    u8 px, py, sample, end;
-    v8 sum;
-    u8 seed_key;      /* pw_hash32(seed) */
+    u32x8 px, py, sample, end;
+    v3x8 sum;
+    u32x8 seed_key;      /* pw_hash32(seed) */
     /* The tile and the next of its pixels to hand out. */
     uint32_t x0, x1, y1, next_x, next_y, spp;
     pw_renderer *r;
@@ -225,38 +237,39 @@ typedef struct lanes8 {
 } lanes8;
 
 /* pw_path_begin for the lanes in m. */
-static void begin8(lanes8 *ls, f8 m, const pw_scene_view *s, const pw_render_params *prm)
+static void begin8(lanes8 *ls, f32x8 m, const pw_scene_view *s, const pw_render_params *prm)
 {
-    u8 pixel = iadd(_mm256_mullo_epi32(ls->py, i8s(prm->width)), ls->px);
-    u8 key = hash_combine8(hash_combine8(ls->seed_key, pixel), ls->sample);
+    u32x8 pixel = iadd(_mm256_mullo_epi32(ls->py, i8s(prm->width)), ls->px);
+    u32x8 key = hash_combine8(hash_combine8(ls->seed_key, pixel), ls->sample);
     rng8 rng = rng8_for(hash_combine8(key, _mm256_setzero_si256()));
-    f8 all = imask(_mm256_set1_epi32(-1));
-    f8 jx = draw(&rng, all), jy = draw(&rng, all), l1 = draw(&rng, all), l2 = draw(&rng, all);
-    f8 u = dvd(add(_mm256_cvtepi32_ps(ls->px), jx), f8s((float)prm->width));
-    f8 v = sub(f8s(1.0f), dvd(add(_mm256_cvtepi32_ps(ls->py), jy), f8s((float)prm->height)));
+    f32x8 all = imask(_mm256_set1_epi32(-1));
+    f32x8 jx = draw(&rng, all), jy = draw(&rng, all), l1 = draw(&rng, all), l2 = draw(&rng, all);
+    f32x8 u = dvd(add(_mm256_cvtepi32_ps(ls->px), jx), f8s((float)prm->width));
+    f32x8 v = sub(f8s(1.0f), dvd(add(_mm256_cvtepi32_ps(ls->py), jy), f8s((float)prm->height)));
     /* pw_camera_ray, with pw_sample_disk for the lens. */
     const pw_camera *c = &s->cam;
-    v8 offset = v8s(v3s(0.0f));
+    v3x8 offset = v3x8_set(v3s(0.0f));
     if (c->lens_radius > 0.0f) {
-        f8 a = sub(mul(f8s(2.0f), l1), f8s(1.0f)), b = sub(mul(f8s(2.0f), l2), f8s(1.0f));
-        f8 center = and8(eq(a, f8s(0.0f)), eq(b, f8s(0.0f)));
-        f8 a_major = gt(andnot8(f8s(-0.0f), a), andnot8(f8s(-0.0f), b));
-        f8 rad = sel(a_major, a, b);
-        f8 ratio = dvd(sel(a_major, b, a), sel(a_major, a, b)); /* b / a or a / b: one division */
-        f8 phi = sel(a_major, mul(f8s(PW_PI / 4.0f), ratio), sub(f8s(PW_PI / 2.0f), mul(f8s(PW_PI / 4.0f), ratio)));
-        f8 sp, cp;
+        f32x8 a = sub(mul(f8s(2.0f), l1), f8s(1.0f)), b = sub(mul(f8s(2.0f), l2), f8s(1.0f));
+        f32x8 center = and8(eq(a, f8s(0.0f)), eq(b, f8s(0.0f)));
+        f32x8 a_major = gt(andnot8(f8s(-0.0f), a), andnot8(f8s(-0.0f), b));
+        f32x8 rad = sel(a_major, a, b);
+        f32x8 ratio = dvd(sel(a_major, b, a), sel(a_major, a, b)); /* b / a or a / b: one division */
+        f32x8 phi = sel(a_major, mul(f8s(PW_PI / 4.0f), ratio), sub(f8s(PW_PI / 2.0f), mul(f8s(PW_PI / 4.0f), ratio)));
+        f32x8 sp, cp;
         sincos8(phi, &sp, &cp);
-        f8 dx = andnot8(center, mul(rad, cp)), dy = andnot8(center, mul(rad, sp));
-        f8 lr = f8s(c->lens_radius);
-        offset = v8_add(v8_scale(v8s(c->u), mul(dx, lr)), v8_scale(v8s(c->v), mul(dy, lr)));
+        f32x8 dx = andnot8(center, mul(rad, cp)), dy = andnot8(center, mul(rad, sp));
+        f32x8 lr = f8s(c->lens_radius);
+        offset = v3x8_add(v3x8_scale(v3x8_set(c->u), mul(dx, lr)), v3x8_scale(v3x8_set(c->v), mul(dy, lr)));
     }
-    v8 o = v8_add(v8s(c->origin), offset);
-    v8 target = v8_add(v8s(c->lower_left), v8_add(v8_scale(v8s(c->horizontal), u), v8_scale(v8s(c->vertical), v)));
-    v8 d = v8_norm(v8_sub(target, o));
-    ls->o = v8_sel(m, o, ls->o);
-    ls->d = v8_sel(m, d, ls->d);
-    ls->beta = v8_sel(m, v8s(v3s(1.0f)), ls->beta);
-    ls->L = v8_sel(m, v8s(v3s(0.0f)), ls->L);
+    v3x8 o = v3x8_add(v3x8_set(c->origin), offset);
+    v3x8 across = v3x8_add(v3x8_scale(v3x8_set(c->horizontal), u), v3x8_scale(v3x8_set(c->vertical), v));
+    v3x8 target = v3x8_add(v3x8_set(c->lower_left), across);
+    v3x8 d = v3x8_norm(v3x8_sub(target, o));
+    ls->o = v3x8_sel(m, o, ls->o);
+    ls->d = v3x8_sel(m, d, ls->d);
+    ls->beta = v3x8_sel(m, v3x8_set(v3s(1.0f)), ls->beta);
+    ls->L = v3x8_sel(m, v3x8_set(v3s(0.0f)), ls->L);
     ls->key = isel(m, key, ls->key);
     ls->depth = isel(m, _mm256_setzero_si256(), ls->depth);
     ls->flags = isel(m, i8s(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), ls->flags);
@@ -264,8 +277,8 @@ static void begin8(lanes8 *ls, f8 m, const pw_scene_view *s, const pw_render_par
 
 /* Lane k of v set to x (a blend: a store and reload of the vector would
  * stall on store forwarding). */
-static inline u8 set_lane(u8 v, f8 lane_k, uint32_t x) { return isel(lane_k, i8s(x), v); }
-static inline f8 set_lanef(f8 v, f8 lane_k, float x) { return sel(lane_k, f8s(x), v); }
+static inline u32x8 set_lane(u32x8 v, f32x8 lane_k, uint32_t x) { return isel(lane_k, i8s(x), v); }
+static inline f32x8 set_lanef(f32x8 v, f32x8 lane_k, float x) { return sel(lane_k, f8s(x), v); }
 
 /* Hands lane k the tile's next pixel; 0 when none is left. */
 static int take_pixel(lanes8 *ls, int k)
@@ -277,7 +290,7 @@ static int take_pixel(lanes8 *ls, int k)
     if (++ls->next_x >= ls->x1)
         ls->next_x = ls->x0, ls->next_y++;
     size_t i = (size_t)y * r->params.width + x;
-    f8 lane_k = from_bits(1 << k);
+    f32x8 lane_k = from_bits(1 << k);
     ls->px = set_lane(ls->px, lane_k, x);
     ls->py = set_lane(ls->py, lane_k, y);
     ls->sample = set_lane(ls->sample, lane_k, r->count[i]);
@@ -310,12 +323,12 @@ static void store_pixels(const lanes8 *ls, int b)
 /* The paths in lanes `ended` are done: each adds its radiance to its
  * pixel (pw_path_accumulate: only if finite) and begins the pixel's next
  * sample, or the next pixel's first. */
-static void finish8(lanes8 *ls, f8 ended, const pw_scene_view *s, const pw_render_params *prm)
+static void finish8(lanes8 *ls, f32x8 ended, const pw_scene_view *s, const pw_render_params *prm)
 {
-    f8 big = f8s(PW_INF); /* isfinite(x): |x| <= FLT_MAX, false for NaN */
-    f8 finite = and8(and8(le(andnot8(f8s(-0.0f), ls->L.x), big), le(andnot8(f8s(-0.0f), ls->L.y), big)),
+    f32x8 big = f8s(PW_INF); /* isfinite(x): |x| <= FLT_MAX, false for NaN */
+    f32x8 finite = and8(and8(le(andnot8(f8s(-0.0f), ls->L.x), big), le(andnot8(f8s(-0.0f), ls->L.y), big)),
                      le(andnot8(f8s(-0.0f), ls->L.z), big));
-    ls->sum = v8_sel(and8(finite, ended), v8_add(ls->sum, v8_add(v8s(v3s(0.0f)), ls->L)), ls->sum);
+    ls->sum = v3x8_sel(and8(finite, ended), v3x8_add(ls->sum, v3x8_add(v3x8_set(v3s(0.0f)), ls->L)), ls->sum);
     ls->sample = _mm256_sub_epi32(ls->sample, _mm256_castps_si256(ended));
     int done = bits(and8(ieq(ls->sample, ls->end), ended));
     int restart = bits(ended) & ~done, gone = 0;
@@ -337,50 +350,50 @@ static void finish8(lanes8 *ls, f8 ended, const pw_scene_view *s, const pw_rende
 /* ---- Shading (path.h's pw_path_shade with pw_path_toy_lights, bsdf.h). */
 
 /* pw_env_radiance for a sky without an image. */
-static inline v8 sky8(const pw_env *e, v8 d)
+static inline v3x8 sky8(const pw_env *e, v3x8 d)
 {
     if (e->type != PW_ENV_GRADIENT)
-        return v8_scale(v8s(e->top), f8s(e->scale));
-    f8 t = mul(f8s(0.5f), add(d.y, f8s(1.0f)));
-    v8 c = v8_add(v8_scale(v8s(e->bottom), sub(f8s(1.0f), t)), v8_scale(v8s(e->top), t));
-    return v8_scale(c, f8s(e->scale));
+        return v3x8_scale(v3x8_set(e->top), f8s(e->scale));
+    f32x8 t = mul(f8s(0.5f), add(d.y, f8s(1.0f)));
+    v3x8 c = v3x8_add(v3x8_scale(v3x8_set(e->bottom), sub(f8s(1.0f), t)), v3x8_scale(v3x8_set(e->top), t));
+    return v3x8_scale(c, f8s(e->scale));
 }
 
 /* One shadow ray per lane: contrib is added where the segment is clear. */
 typedef struct shadow8 {
-    v8 o, d, contrib;
-    f8 tmax, valid;
+    v3x8 o, d, contrib;
+    f32x8 tmax, valid;
 } shadow8;
 
 /* The surface of a lane's hit sphere, and its material. */
 typedef struct hit8 {
-    v8 p, ng, nl;  /* point, outward normal, normal facing the arriving ray */
-    f8 front;      /* the ray arrived from outside */
-    u8 type;
-    v8 albedo, emission;
-    f8 roughness, ior;
+    v3x8 p, ng, nl;  /* point, outward normal, normal facing the arriving ray */
+    f32x8 front;      /* the ray arrived from outside */
+    u32x8 type;
+    v3x8 albedo, emission;
+    f32x8 roughness, ior;
 } hit8;
 
-static inline f8 gather(const float *base, u8 index) { return _mm256_i32gather_ps(base, index, 4); }
+static inline f32x8 gather(const float *base, u32x8 index) { return _mm256_i32gather_ps(base, index, 4); }
 
-static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u8 prim, f8 t)
+static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u32x8 prim, f32x8 t)
 {
     hit8 h;
     const float *sp = (const float *)s->spheres;
-    u8 i4 = _mm256_slli_epi32(prim, 2); /* pw_sphere is 4 floats */
-    v8 c = {gather(sp, i4), gather(sp + 1, i4), gather(sp + 2, i4)};
-    f8 radius = gather(sp + 3, i4);
-    h.p = v8_madd(ls->o, ls->d, t);
-    h.ng = v8_scale(v8_sub(h.p, c), dvd(f8s(1.0f), radius));
-    h.front = lt(v8_dot(ls->d, h.ng), f8s(0.0f));
+    u32x8 i4 = _mm256_slli_epi32(prim, 2); /* pw_sphere is 4 floats */
+    v3x8 c = {gather(sp, i4), gather(sp + 1, i4), gather(sp + 2, i4)};
+    f32x8 radius = gather(sp + 3, i4);
+    h.p = v3x8_madd(ls->o, ls->d, t);
+    h.ng = v3x8_scale(v3x8_sub(h.p, c), dvd(f8s(1.0f), radius));
+    h.front = lt(v3x8_dot(ls->d, h.ng), f8s(0.0f));
     /* pw_facing_normal: the shading normal of a sphere is ng. */
-    h.nl = v8_sel(lt(v8_dot(h.ng, ls->d), f8s(0.0f)), h.ng, v8_neg(h.ng));
-    u8 mat = _mm256_i32gather_epi32((const int *)s->sphere_mat, prim, 4);
+    h.nl = v3x8_sel(lt(v3x8_dot(h.ng, ls->d), f8s(0.0f)), h.ng, v3x8_neg(h.ng));
+    u32x8 mat = _mm256_i32gather_epi32((const int *)s->sphere_mat, prim, 4);
     const float *mb = (const float *)s->mats;
-    u8 m = _mm256_slli_epi32(mat, 4); /* pw_material is 16 floats */
+    u32x8 m = _mm256_slli_epi32(mat, 4); /* pw_material is 16 floats */
 #define FIELD(f) iadd(m, i8s((uint32_t)(offsetof(pw_material, f) / sizeof(float))))
-    h.albedo = (v8){gather(mb, FIELD(albedo.x)), gather(mb, FIELD(albedo.y)), gather(mb, FIELD(albedo.z))};
-    h.emission = (v8){gather(mb, FIELD(emission.x)), gather(mb, FIELD(emission.y)), gather(mb, FIELD(emission.z))};
+    h.albedo = (v3x8){gather(mb, FIELD(albedo.x)), gather(mb, FIELD(albedo.y)), gather(mb, FIELD(albedo.z))};
+    h.emission = (v3x8){gather(mb, FIELD(emission.x)), gather(mb, FIELD(emission.y)), gather(mb, FIELD(emission.z))};
     h.type = _mm256_i32gather_epi32((const int *)mb, FIELD(type), 4);
     h.roughness = gather(mb, FIELD(roughness));
     h.ior = gather(mb, FIELD(ior));
@@ -389,7 +402,7 @@ static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u8 prim, f8 t)
 }
 
 /* pw_path_toy_lights for the lanes in m: shadow ray i goes to light i. */
-static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, u8 prim, f8 m, rng8 *rng,
+static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, u32x8 prim, f32x8 m, rng8 *rng,
                        shadow8 *out)
 {
     int n = 0;
@@ -397,48 +410,48 @@ static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, 
         pw_light l = s->lights[i];
         if (l.type != PW_LIGHT_SPHERE)
             continue;
-        f8 mi = andnot8(ieq(prim, i8s(l.prim)), m);
+        f32x8 mi = andnot8(ieq(prim, i8s(l.prim)), m);
         if (!bits(mi))
             continue;
         pw_sphere sp = s->spheres[l.prim];
-        v8 to_c = v8_sub(v8s(sp.c), h->p);
-        f8 d2 = v8_dot(to_c, to_c);
-        f8 u1 = draw(rng, mi), u2 = draw(rng, mi);
-        f8 s2 = dvd(f8s(sp.r * sp.r), d2); /* pw_sphere_cos_max */
-        f8 cos_max = sel(lt(s2, f8s(1.0f)), sqrt8(sub(f8s(1.0f), s2)), f8s(-1.0f));
+        v3x8 to_c = v3x8_sub(v3x8_set(sp.c), h->p);
+        f32x8 d2 = v3x8_dot(to_c, to_c);
+        f32x8 u1 = draw(rng, mi), u2 = draw(rng, mi);
+        f32x8 s2 = dvd(f8s(sp.r * sp.r), d2); /* pw_sphere_cos_max */
+        f32x8 cos_max = sel(lt(s2, f8s(1.0f)), sqrt8(sub(f8s(1.0f), s2)), f8s(-1.0f));
         shadow8 *o = &out[n++];
         o->valid = andnot8(lt(cos_max, f8s(0.0f)), mi);
-        o->d = cone8(v8_scale(to_c, dvd(f8s(1.0f), sqrt8(d2))), cos_max, u1, u2);
-        f8 omega = mul(f8s(2.0f * PW_PI), sub(f8s(1.0f), cos_max));
+        o->d = cone8(v3x8_scale(to_c, dvd(f8s(1.0f), sqrt8(d2))), cos_max, u1, u2);
+        f32x8 omega = mul(f8s(2.0f * PW_PI), sub(f8s(1.0f), cos_max));
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
         o->o = offset_origin8(h->p, h->ng, o->d);
-        f8 fallback = sqrt8(max8(f8s(0.0f), sub(d2, f8s(sp.r * sp.r))));
-        f8 t = sphere_t8(o->o, o->d, sp);
+        f32x8 fallback = sqrt8(max8(f8s(0.0f), sub(d2, f8s(sp.r * sp.r))));
+        f32x8 t = sphere_t8(o->o, o->d, sp);
         o->tmax = mul(sel(gt(t, f8s(0.0f)), t, fallback), f8s(0.9999f)); /* pw_shadow_tmax_sphere */
-        f8 w = mul(mul(max8(f8s(0.0f), v8_dot(o->d, h->nl)), omega), f8s(PW_INV_PI));
-        o->contrib = v8_scale(v8_mul(v8_mul(ls->beta, h->albedo), v8s(le)), w);
+        f32x8 w = mul(mul(max8(f8s(0.0f), v3x8_dot(o->d, h->nl)), omega), f8s(PW_INV_PI));
+        o->contrib = v3x8_scale(v3x8_mul(v3x8_mul(ls->beta, h->albedo), v3x8_set(le)), w);
     }
     return n;
 }
 
 /* pw_fresnel_dielectric and the smooth dielectric's choice of direction. */
-static v8 dielectric8(v8 d, const hit8 *h, f8 u1)
+static v3x8 dielectric8(v3x8 d, const hit8 *h, f32x8 u1)
 {
-    v8 n = v8_sel(h->front, h->ng, v8_neg(h->ng));
-    f8 eta = sel(h->front, dvd(f8s(1.0f), h->ior), h->ior);
-    f8 cos_i = min8(f8s(1.0f), neg(v8_dot(d, n)));
-    f8 sin2_t = mul(mul(eta, eta), max8(f8s(0.0f), sub(f8s(1.0f), mul(cos_i, cos_i))));
-    f8 tir = ge(sin2_t, f8s(1.0f));
-    f8 cos_t = andnot8(tir, sqrt8(sub(f8s(1.0f), sin2_t)));
-    f8 rs = dvd(sub(mul(eta, cos_i), cos_t), add(mul(eta, cos_i), cos_t));
-    f8 rp = dvd(sub(cos_i, mul(eta, cos_t)), add(cos_i, mul(eta, cos_t)));
-    f8 f = sel(tir, f8s(1.0f), mul(f8s(0.5f), add(mul(rs, rs), mul(rp, rp))));
-    v8 refr = v8_norm(v8_add(v8_scale(d, eta), v8_scale(n, sub(mul(eta, cos_i), cos_t))));
-    return v8_sel(lt(u1, f), v8_reflect(d, n), refr);
+    v3x8 n = v3x8_sel(h->front, h->ng, v3x8_neg(h->ng));
+    f32x8 eta = sel(h->front, dvd(f8s(1.0f), h->ior), h->ior);
+    f32x8 cos_i = min8(f8s(1.0f), neg(v3x8_dot(d, n)));
+    f32x8 sin2_t = mul(mul(eta, eta), max8(f8s(0.0f), sub(f8s(1.0f), mul(cos_i, cos_i))));
+    f32x8 tir = ge(sin2_t, f8s(1.0f));
+    f32x8 cos_t = andnot8(tir, sqrt8(sub(f8s(1.0f), sin2_t)));
+    f32x8 rs = dvd(sub(mul(eta, cos_i), cos_t), add(mul(eta, cos_i), cos_t));
+    f32x8 rp = dvd(sub(cos_i, mul(eta, cos_t)), add(cos_i, mul(eta, cos_t)));
+    f32x8 f = sel(tir, f8s(1.0f), mul(f8s(0.5f), add(mul(rs, rs), mul(rp, rp))));
+    v3x8 refr = v3x8_norm(v3x8_add(v3x8_scale(d, eta), v3x8_scale(n, sub(mul(eta, cos_i), cos_t))));
+    return v3x8_sel(lt(u1, f), v3x8_reflect(d, n), refr);
 }
 
 /* pw_sample_unit_ball's radius: libm's cbrtf, lane by lane (rough metal only). */
-static f8 cbrt8(f8 u, f8 m)
+static f32x8 cbrt8(f32x8 u, f32x8 m)
 {
     float a[8];
     _mm256_storeu_ps(a, u);
@@ -453,73 +466,74 @@ static f8 cbrt8(f8 u, f8 m)
  * emission, the toy estimator's shadow rays, the next direction and
  * Russian roulette. Returns the lanes whose paths go on; *n_shadows slots
  * of shadows hold the shadow rays. */
-static f8 shade8(lanes8 *ls, f8 hit, u8 prim, f8 t, const pw_scene_view *s, const pw_render_params *prm,
+static f32x8 shade8(lanes8 *ls, f32x8 hit, u32x8 prim, f32x8 t, const pw_scene_view *s, const pw_render_params *prm,
                  shadow8 *shadows, int *n_shadows)
 {
     *n_shadows = 0;
     prim = isel(hit, prim, _mm256_setzero_si256());
     hit8 h = surface8(s, ls, prim, t);
     /* pw_path_add_emission: spheres emit to both sides. */
-    f8 emits = andnot8(v8_is_zero(h.emission), hit);
+    f32x8 emits = andnot8(v3x8_is_zero(h.emission), hit);
     if (prm->light_mode == PW_LIGHT_MODE_TOY)
         emits = andnot8(ieq(_mm256_and_si256(ls->flags, i8s(PW_PATH_COUNT_EMISSION)), _mm256_setzero_si256()), emits);
-    ls->L = v8_sel(emits, v8_add(ls->L, v8_mul(ls->beta, h.emission)), ls->L);
-    f8 go = and8(imask(_mm256_cmpgt_epi32(i8s(prm->max_depth), ls->depth)), hit); /* depth < max_depth */
+    ls->L = v3x8_sel(emits, v3x8_add(ls->L, v3x8_mul(ls->beta, h.emission)), ls->L);
+    f32x8 go = and8(imask(_mm256_cmpgt_epi32(i8s(prm->max_depth), ls->depth)), hit); /* depth < max_depth */
     if (!bits(go))
         return go;
     rng8 rng = rng8_for(hash_combine8(ls->key, iadd(ls->depth, i8s(1))));
-    f8 lambert = and8(ieq(h.type, i8s(PW_MAT_LAMBERT)), go);
+    f32x8 lambert = and8(ieq(h.type, i8s(PW_MAT_LAMBERT)), go);
     if (prm->light_mode == PW_LIGHT_MODE_TOY && bits(lambert))
         *n_shadows = toy_lights8(s, ls, &h, prim, lambert, &rng, shadows);
     /* pw_bsdf_sample_kinds */
-    f8 u1 = draw(&rng, go), u2 = draw(&rng, go);
-    f8 metal = and8(ieq(h.type, i8s(PW_MAT_METAL)), go);
-    f8 glass = and8(ieq(h.type, i8s(PW_MAT_DIELECTRIC)), go);
-    v8 wi = h.nl;
-    f8 ok = f8s(0.0f);
+    f32x8 u1 = draw(&rng, go), u2 = draw(&rng, go);
+    f32x8 metal = and8(ieq(h.type, i8s(PW_MAT_METAL)), go);
+    f32x8 glass = and8(ieq(h.type, i8s(PW_MAT_DIELECTRIC)), go);
+    v3x8 wi = h.nl;
+    f32x8 ok = f8s(0.0f);
     if (bits(lambert)) {
-        v8 wl = cosine_about8(h.nl, u1, u2);
-        wi = v8_sel(lambert, wl, wi);
-        ok = or8(ok, and8(_mm256_cmp_ps(v8_dot(wl, h.nl), f8s(0.0f), _CMP_NLE_UQ), lambert));
+        v3x8 wl = cosine_about8(h.nl, u1, u2);
+        wi = v3x8_sel(lambert, wl, wi);
+        ok = or8(ok, and8(_mm256_cmp_ps(v3x8_dot(wl, h.nl), f8s(0.0f), _CMP_NLE_UQ), lambert));
     }
     if (bits(metal)) {
-        v8 refl = v8_reflect(ls->d, h.nl);
-        f8 rough = and8(gt(h.roughness, f8s(0.0f)), metal);
+        v3x8 refl = v3x8_reflect(ls->d, h.nl);
+        f32x8 rough = and8(gt(h.roughness, f8s(0.0f)), metal);
         if (bits(rough)) {
-            f8 u3 = draw(&rng, rough);
-            v8 ball = v8_scale(unit_sphere_surface8(u1, u2), cbrt8(u3, rough));
-            refl = v8_sel(rough, v8_add(refl, v8_scale(ball, h.roughness)), refl);
+            f32x8 u3 = draw(&rng, rough);
+            v3x8 ball = v3x8_scale(unit_sphere_surface8(u1, u2), cbrt8(u3, rough));
+            refl = v3x8_sel(rough, v3x8_add(refl, v3x8_scale(ball, h.roughness)), refl);
         }
-        v8 wm = v8_norm(refl);
-        wi = v8_sel(metal, wm, wi);
-        ok = or8(ok, and8(gt(v8_dot(wm, h.nl), f8s(0.0f)), metal));
+        v3x8 wm = v3x8_norm(refl);
+        wi = v3x8_sel(metal, wm, wi);
+        ok = or8(ok, and8(gt(v3x8_dot(wm, h.nl), f8s(0.0f)), metal));
     }
     if (bits(glass)) {
-        wi = v8_sel(glass, dielectric8(ls->d, &h, u1), wi);
+        wi = v3x8_sel(glass, dielectric8(ls->d, &h, u1), wi);
         ok = or8(ok, glass);
     }
-    f8 alive = ok;
-    ls->beta = v8_sel(alive, v8_mul(ls->beta, h.albedo), ls->beta);
-    f8 specular = andnot8(ieq(h.type, i8s(PW_MAT_LAMBERT)), alive);
+    f32x8 alive = ok;
+    ls->beta = v3x8_sel(alive, v3x8_mul(ls->beta, h.albedo), ls->beta);
+    f32x8 specular = andnot8(ieq(h.type, i8s(PW_MAT_LAMBERT)), alive);
     ls->flags = isel(alive, isel(specular, i8s(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), _mm256_setzero_si256()),
                      ls->flags);
-    ls->o = v8_sel(alive, offset_origin8(h.p, h.ng, wi), ls->o);
-    ls->d = v8_sel(alive, wi, ls->d);
+    ls->o = v3x8_sel(alive, offset_origin8(h.p, h.ng, wi), ls->o);
+    ls->d = v3x8_sel(alive, wi, ls->d);
     ls->depth = _mm256_sub_epi32(ls->depth, _mm256_castps_si256(alive));
-    f8 rr = and8(imask(_mm256_cmpgt_epi32(ls->depth, i8s(prm->rr_depth - 1u))), alive);
+    f32x8 rr = and8(imask(_mm256_cmpgt_epi32(ls->depth, i8s(prm->rr_depth - 1u))), alive);
     if (bits(rr)) {
-        f8 survive = min8(f8s(1.0f), max8(ls->beta.x, max8(ls->beta.y, ls->beta.z)));
-        f8 dies = and8(ge(draw(&rng, rr), survive), rr);
-        ls->beta = v8_sel(andnot8(dies, rr), v8_scale(ls->beta, dvd(f8s(1.0f), survive)), ls->beta);
+        f32x8 survive = min8(f8s(1.0f), max8(ls->beta.x, max8(ls->beta.y, ls->beta.z)));
+        f32x8 dies = and8(ge(draw(&rng, rr), survive), rr);
+        ls->beta = v3x8_sel(andnot8(dies, rr), v3x8_scale(ls->beta, dvd(f8s(1.0f), survive)), ls->beta);
         alive = andnot8(dies, alive);
     }
-    return andnot8(v8_is_zero(ls->beta), alive);
+    return andnot8(v3x8_is_zero(ls->beta), alive);
 }
 
 /* Closest (or any) hits of the rays o + t d of the lanes in m within
  * (t_min, tmax): the hit lanes, with *t and *prim. A flat sphere scene is
  * traced as a packet (accel/bvh8_flat.h); others ray by ray. */
-static f8 trace8(const lanes8 *ls, const pw_scene_view *s, v8 o, v8 d, f8 m, f8 tmax, int any_hit, f8 *t, u8 *prim)
+static f32x8 trace8(const lanes8 *ls, const pw_scene_view *s, v3x8 o, v3x8 d, f32x8 m, f32x8 tmax, int any_hit,
+                    f32x8 *t, u32x8 *prim)
 {
     const pw_bvh8 *b8 = (const pw_bvh8 *)s->cpu_bvh8;
     if (b8->flat) {
@@ -563,7 +577,7 @@ __attribute__((constructor)) static void lanes8_tables(void)
     }
 }
 
-static inline u8 byte_lanes(uint64_t v) { return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)v)); }
+static inline u32x8 byte_lanes(uint64_t v) { return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)v)); }
 
 /* Traces the shadow rays of every slot and adds the contributions of the
  * clear ones, slot by slot, as the scalar loop adds a path's in order. The
@@ -576,8 +590,8 @@ static void trace_shadows8(lanes8 *ls, const pw_scene_view *s, const shadow8 *sh
     int first[PW_MAX_SHADOW], n = 0;
     for (int j = 0; j < n_sh; j++) {
         int valid = bits(sh[j].valid);
-        u8 order = byte_lanes(compress_lut[valid]);
-        f8 f[7] = {sh[j].o.x, sh[j].o.y, sh[j].o.z, sh[j].d.x, sh[j].d.y, sh[j].d.z, sh[j].tmax};
+        u32x8 order = byte_lanes(compress_lut[valid]);
+        f32x8 f[7] = {sh[j].o.x, sh[j].o.y, sh[j].o.z, sh[j].d.x, sh[j].d.y, sh[j].d.z, sh[j].tmax};
         for (int a = 0; a < 7; a++)
             _mm256_storeu_ps(&ray[a][n], _mm256_permutevar8x32_ps(f[a], order));
         first[j] = n;
@@ -588,21 +602,21 @@ static void trace_shadows8(lanes8 *ls, const pw_scene_view *s, const shadow8 *sh
         _mm256_storeu_ps(&ray[a][n], _mm256_setzero_ps());
     uint64_t blocked = 0; /* bit i: ray i hit something */
     for (int p = 0; p < n; p += 8) {
-        v8 o = {_mm256_loadu_ps(&ray[0][p]), _mm256_loadu_ps(&ray[1][p]), _mm256_loadu_ps(&ray[2][p])};
-        v8 d = {_mm256_loadu_ps(&ray[3][p]), _mm256_loadu_ps(&ray[4][p]), _mm256_loadu_ps(&ray[5][p])};
+        v3x8 o = {_mm256_loadu_ps(&ray[0][p]), _mm256_loadu_ps(&ray[1][p]), _mm256_loadu_ps(&ray[2][p])};
+        v3x8 d = {_mm256_loadu_ps(&ray[3][p]), _mm256_loadu_ps(&ray[4][p]), _mm256_loadu_ps(&ray[5][p])};
         int used = n - p < 8 ? n - p : 8;
-        f8 t;
-        u8 prim;
-        f8 hit = trace8(ls, s, o, d, from_bits((1 << used) - 1), _mm256_loadu_ps(&ray[6][p]), 1, &t, &prim);
+        f32x8 t;
+        u32x8 prim;
+        f32x8 hit = trace8(ls, s, o, d, from_bits((1 << used) - 1), _mm256_loadu_ps(&ray[6][p]), 1, &t, &prim);
         blocked |= (uint64_t)bits(hit) << p;
     }
     for (int j = 0; j < n_sh; j++) {
         /* Ray first[j] + rank of lane k among the slot's rays is lane k's. */
         int valid = bits(sh[j].valid);
-        f8 was_blocked = from_bits((int)(blocked >> first[j]) & 0xff);
+        f32x8 was_blocked = from_bits((int)(blocked >> first[j]) & 0xff);
         was_blocked = _mm256_permutevar8x32_ps(was_blocked, byte_lanes(rank_lut[valid]));
-        f8 clear = andnot8(was_blocked, sh[j].valid);
-        ls->L = v8_sel(clear, v8_add(ls->L, sh[j].contrib), ls->L);
+        f32x8 clear = andnot8(was_blocked, sh[j].valid);
+        ls->L = v3x8_sel(clear, v3x8_add(ls->L, sh[j].contrib), ls->L);
     }
 }
 
@@ -611,21 +625,21 @@ static void trace_shadows8(lanes8 *ls, const pw_scene_view *s, const shadow8 *sh
 static void step8(lanes8 *ls, const pw_scene_view *s, const pw_render_params *prm, uint32_t *ext_rays,
                   uint32_t *shadow_rays)
 {
-    f8 t;
-    u8 prim;
+    f32x8 t;
+    u32x8 prim;
     *ext_rays += (uint32_t)__builtin_popcount((unsigned)bits(ls->active));
-    f8 hit = trace8(ls, s, ls->o, ls->d, ls->active, f8s(PW_INF), 0, &t, &prim);
-    f8 miss = andnot8(hit, ls->active);
+    f32x8 hit = trace8(ls, s, ls->o, ls->d, ls->active, f8s(PW_INF), 0, &t, &prim);
+    f32x8 miss = andnot8(hit, ls->active);
     if (bits(miss))
-        ls->L = v8_sel(miss, v8_add(ls->L, v8_mul(ls->beta, sky8(&s->env, ls->d))), ls->L);
-    f8 alive = hit;
+        ls->L = v3x8_sel(miss, v3x8_add(ls->L, v3x8_mul(ls->beta, sky8(&s->env, ls->d))), ls->L);
+    f32x8 alive = hit;
     shadow8 sh[PW_MAX_SHADOW];
     int n_sh = 0;
     if (bits(hit))
         alive = shade8(ls, hit, prim, t, s, prm, sh, &n_sh);
     if (n_sh)
         trace_shadows8(ls, s, sh, n_sh, shadow_rays);
-    f8 ended = andnot8(alive, ls->active);
+    f32x8 ended = andnot8(alive, ls->active);
     if (bits(ended))
         finish8(ls, ended, s, prm);
 }
