@@ -224,12 +224,12 @@ static inline f32x8 sphere_t8(v3x8 o, v3x8 d, pw_sphere sp)
 typedef struct lanes8 {
     v3x8 o, d, beta, L; /* pw_path's ray, throughput and radiance */
     u32x8 key, depth, flags;
-    f32x8 active;        /* lanes with a path */
+    f32x8 active;       /* lanes with a path */
     /* Each lane's pixel: its coordinates, its next and its end sample, its
      * sum (loaded from the image and written back when its samples are done). */
     u32x8 px, py, sample, end;
     v3x8 sum;
-    u32x8 seed_key;      /* pw_hash32(seed) */
+    u32x8 seed_key;     /* pw_hash32(seed) */
     /* The tile and the next of its pixels to hand out. */
     uint32_t x0, x1, y1, next_x, next_y, spp;
     pw_renderer *r;
@@ -367,8 +367,8 @@ typedef struct shadow8 {
 
 /* The surface of a lane's hit sphere, and its material. */
 typedef struct hit8 {
-    v3x8 p, ng, nl;  /* point, outward normal, normal facing the arriving ray */
-    f32x8 front;      /* the ray arrived from outside */
+    v3x8 p, ng, nl; /* point, outward normal, normal facing the arriving ray */
+    f32x8 front;    /* the ray arrived from outside */
     u32x8 type;
     v3x8 albedo, emission;
     f32x8 roughness, ior;
@@ -401,7 +401,9 @@ static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u32x8 prim, f32x8
     return h;
 }
 
-/* pw_path_toy_lights for the lanes in m: shadow ray i goes to light i. */
+/* pw_path_toy_lights for the lanes in m: slot n of out holds every
+ * lane's ray to the n-th sphere light that some lane of m samples (a lane
+ * that hit that light itself has none there, as in the scalar loop). */
 static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, u32x8 prim, f32x8 m, rng8 *rng,
                        shadow8 *out)
 {
