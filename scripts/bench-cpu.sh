@@ -22,3 +22,6 @@ done
 row "toy cpu bvh2" toy --backend cpu --cpu-bvh 2
 row "cornell 1080p cpu bvh2" cornell --backend cpu --cpu-bvh 2 --width 1920 --height 1080
 row "sponza 1080p cpu bvh2" "$SHARED/scenes/sponza-dabrovic/sponza.obj" --backend cpu --cpu-bvh 2 --width 1920 --height 1080 --max-depth 8
+# Sphere scenes with paths one by one instead of 8 at a time in AVX2 lanes.
+PATHWAVE_CPU_LANES8=0 row "toy cpu scalar" toy --backend cpu
+PATHWAVE_CPU_LANES8=0 row "toy-small cpu scalar" toy-small --backend cpu
