@@ -627,6 +627,59 @@ static void grazing_box_faces(void **state)
         fail_msg("%d queries along rays lying in the plane of a box face lost the hit (the box was culled)", failures);
 }
 
+/* Materials whose numbers would turn paths into NaN rays are refused by
+ * name when the scene is prepared; and a NaN ray (which the 8-wide BVH's
+ * slab tests would otherwise let into every slot, empty ones included,
+ * reading past its arrays) hits nothing, in the flat blocks of a small
+ * sphere scene and in the tree of a large one. */
+static void bad_material_numbers_and_nan_rays(void **state)
+{
+    (void)state;
+    struct {
+        pw_material m;
+        const char *expect;
+    } bad[] = {
+        {pw_dielectric(NAN), "not finite"},
+        {pw_metal(.5f, .5f, .5f, INFINITY), "not finite"},
+        {pw_lambert(-.5f, .5f, .5f), "negative albedo"},
+        {pw_emissive(pw_lambert(.5f, .5f, .5f), 1.0f, -1.0f, 1.0f), "negative emission"},
+        {pw_dielectric(0.0f), "index of refraction"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint32_t mat;
+        pw_scene *s = new_scene("badmat", &mat);
+        assert_int_equal(pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, bad[i].m)), PW_OK);
+        assert_int_equal(pw_scene_prepare(s, 1), PW_ERR_FORMAT);
+        if (!strstr(pw_last_error(), "badmat: material 1 has") || !strstr(pw_last_error(), bad[i].expect))
+            fail_msg("case %zu: error '%s' does not name material 1 and '%s'", i, pw_last_error(), bad[i].expect);
+        pw_scene_free(s);
+    }
+    test_rng g = {77};
+    for (int n = 40; n <= 400; n += 360) {
+        uint32_t mat;
+        pw_scene *s = new_scene(n <= 64 ? "flat" : "tree", &mat);
+        add_random_spheres(s, &g, n, 10.0f, mat);
+        assert_int_equal(pw_scene_prepare(s, 1), PW_OK);
+        accel a;
+        accel_init(&a, s);
+        if (!a.has_b8) {
+            accel_free(&a);
+            pw_scene_free(s);
+            skip(); /* no AVX2 in this build: there is no 8-wide BVH */
+        }
+        pw_ray rays[] = {{v3(0, 0, 0), v3(NAN, 0, 0)}, {v3(0, 0, 0), v3(NAN, NAN, NAN)}, {v3(NAN, 0, 0), v3(0, 1, 0)}};
+        for (size_t i = 0; i < sizeof rays / sizeof rays[0]; i++)
+            for (int any = 0; any < 2; any++) {
+                pw_hit h;
+                if (pw_bvh8_trace(&a.v, &a.b8, rays[i], 0.0f, PW_INF, any, &h))
+                    fail_msg("%d spheres: NaN ray %zu hits primitive %u", n, i, h.prim);
+            }
+        printf("%d spheres (%s): NaN rays hit nothing\n", n, a.b8.flat ? "flat blocks" : "8-wide tree");
+        accel_free(&a);
+        pw_scene_free(s);
+    }
+}
+
 /* pw_scene_prepare builds subtrees in parallel; the node array and the
  * primitive order must not depend on the thread count. */
 static void build_is_thread_independent(void **state)
@@ -728,7 +781,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(random_triangles),   cmocka_unit_test(random_spheres),
         cmocka_unit_test(few_spheres),        cmocka_unit_test(sorted_child_visit),
         cmocka_unit_test(random_mix),         cmocka_unit_test(degenerate_layouts),
-        cmocka_unit_test(build_is_thread_independent),
+        cmocka_unit_test(build_is_thread_independent), cmocka_unit_test(bad_material_numbers_and_nan_rays),
     };
     const struct CMUnitTest grazing[] = {cmocka_unit_test(grazing_box_faces)};
     const struct CMUnitTest bunny[] = {cmocka_unit_test(mesh_bunny)};

@@ -413,6 +413,13 @@ int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin
     hit->prim = PW_NO_HIT;
     hit->t = tmax;
     hit->u = hit->v = 0.0f;
+    /* A ray with a NaN or infinite component hits nothing: its slab tests
+     * would enter every slot of a node, empty ones (no child) included. */
+    __m128 lim = _mm_set1_ps(PW_INF), abs_bits = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    __m128 o4 = _mm_and_ps(_mm_setr_ps(r.o.x, r.o.y, r.o.z, 0.0f), abs_bits);
+    __m128 d4 = _mm_and_ps(_mm_setr_ps(r.d.x, r.d.y, r.d.z, 0.0f), abs_bits);
+    if (_mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(o4, lim), _mm_cmple_ps(d4, lim))) != 0xf)
+        return 0;
     pw_ray8 r8 = pw_ray8_make(r);
     pw_vec3 inv = pw_safe_inverse(r.d);
     pw_ray_shear sh;

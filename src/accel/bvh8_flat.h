@@ -118,6 +118,10 @@ static inline int pw_bvh8_trace_flat(const pw_bvh8 *b, pw_ray r, float tmin, flo
                                  _mm256_broadcastss_ps(_mm_movehdup_ps(inv)),
                                  _mm256_broadcastss_ps(_mm_unpackhi_ps(inv, inv)), neg & 1, neg & 2, neg & 4, lo, best,
                                  &tn);
+    /* Only the real blocks: a ray with a NaN component "enters" every
+     * slot, empty ones included (maxps and minps return their second
+     * operand when one is NaN), and there are only n_blocks blocks. */
+    live &= (1 << b->n_blocks) - 1;
     __m256i best_prim = _mm256_setzero_si256();
     __m256 behind_ok = _mm256_cmp_ps(lo, _mm256_setzero_ps(), _CMP_GE_OQ);
     int found = 0;
@@ -138,8 +142,8 @@ static inline int pw_bvh8_trace_flat(const pw_bvh8 *b, pw_ray r, float tmin, flo
  * backend/cpu/cpu_lanes8.c): each block whose box any of the rays enters
  * is tested sphere by sphere against all eight. A ray's nearest t is
  * bit-identical to pw_bvh8_trace_flat's, since each sphere-ray pair goes
- * through the operations of pw_intersect_sphere; only which of two
- * spheres at exactly the same t is reported may differ. */
+ * through the operations of pw_intersect_sphere, and of two spheres at
+ * exactly the same t it reports the one pw_bvh8_trace_flat reports. */
 typedef struct pw_rays8 {
     __m256 ox, oy, oz, dx, dy, dz;
 } pw_rays8;
@@ -155,9 +159,13 @@ static inline int pw_sphere8_count(const pw_sphere8 *l)
 }
 
 /* Sphere lane j of block l against the rays of mask m, folded into their
- * running nearest hits (pw_sphere8_test's operations, ray by ray). */
+ * running nearest hits (pw_sphere8_test's operations, ray by ray). At an
+ * exactly equal distance the sphere of the lower lane wins, whichever
+ * block it is in, and then the earlier block, as in pw_bvh8_trace_flat
+ * (per-lane minima over the blocks, then the lowest lane of the nearest):
+ * *best_lane keeps the lane of each ray's hit (-1 before any). */
 static inline __m256 pw_sphere_rays8_test(const pw_sphere8 *l, int j, const pw_rays8 *r, __m256 m, __m256 lo,
-                                          __m256 behind_ok, __m256 *best, __m256i *best_prim)
+                                          __m256 behind_ok, __m256 *best, __m256i *best_prim, __m256i *best_lane)
 {
     __m256 r2 = _mm256_broadcast_ss(&l->r2[j]);
     __m256 fx = _mm256_sub_ps(r->ox, _mm256_broadcast_ss(&l->cx[j]));
@@ -181,12 +189,18 @@ static inline __m256 pw_sphere_rays8_test(const pw_sphere8 *l, int j, const pw_r
     __m256 qnz = _mm256_cmp_ps(q, zero, _CMP_NEQ_UQ);
     __m256 t0 = _mm256_and_ps(_mm256_div_ps(cc, q), qnz);
     __m256 tn = _mm256_min_ps(t0, q), tf = _mm256_max_ps(t0, q);
-    __m256 tn_ok = _mm256_and_ps(_mm256_cmp_ps(tn, lo, _CMP_GT_OQ), _mm256_cmp_ps(tn, *best, _CMP_LT_OQ));
-    __m256 tf_ok = _mm256_and_ps(_mm256_cmp_ps(tf, lo, _CMP_GT_OQ), _mm256_cmp_ps(tf, *best, _CMP_LT_OQ));
-    __m256 closer = _mm256_and_ps(_mm256_or_ps(tn_ok, tf_ok), may);
-    *best = _mm256_blendv_ps(*best, _mm256_blendv_ps(tf, tn, tn_ok), closer);
+    /* The nearer root if it lies past lo, else the farther: where the
+     * scalar test takes tn it can never take tf (tf >= tn). */
+    __m256 t = _mm256_blendv_ps(tf, tn, _mm256_cmp_ps(tn, lo, _CMP_GT_OQ));
+    __m256 lower_lane = _mm256_castsi256_ps(_mm256_cmpgt_epi32(*best_lane, _mm256_set1_epi32(j)));
+    __m256 nearer = _mm256_or_ps(_mm256_cmp_ps(t, *best, _CMP_LT_OQ),
+                                 _mm256_and_ps(_mm256_cmp_ps(t, *best, _CMP_EQ_OQ), lower_lane));
+    __m256 closer = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(t, lo, _CMP_GT_OQ), nearer), may);
+    *best = _mm256_blendv_ps(*best, t, closer);
     *best_prim = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(*best_prim),
                                                       _mm256_castsi256_ps(_mm256_set1_epi32((int)l->prim[j])), closer));
+    *best_lane = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(*best_lane),
+                                                      _mm256_castsi256_ps(_mm256_set1_epi32(j)), closer));
     return closer;
 }
 
@@ -205,7 +219,7 @@ static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const uint8_t *counts
     /* The running hits in locals: through the pointers, every sphere test
      * would store and reload them (vector types may alias anything). */
     __m256 found = zero, best = tmax;
-    __m256i best_prim = _mm256_setzero_si256();
+    __m256i best_prim = _mm256_setzero_si256(), best_lane = _mm256_set1_epi32(-1);
     const pw_bvh8_node *n = b->nodes;
     uint32_t n_blocks = b->n_blocks;
     for (uint32_t k = 0; k < n_blocks; k++) {
@@ -227,7 +241,7 @@ static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const uint8_t *counts
             continue;
         for (int j = 0; j < count; j++)
             found = _mm256_or_ps(found,
-                                 pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, &best, &best_prim));
+                                 pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, &best, &best_prim, &best_lane));
         if (any_hit) {
             m = _mm256_andnot_ps(found, m);
             if (_mm256_movemask_ps(m) == 0)

@@ -377,7 +377,25 @@ void pw_prim_bounds(const pw_scene *s, uint32_t prim, float bmin[3], float bmax[
     bmax[0] = hi.x, bmax[1] = hi.y, bmax[2] = hi.z;
 }
 
-/* Rejects geometry that would poison the BVH or the integrator. */
+/* What is wrong with a material's numbers, or NULL. A NaN or infinite
+ * value makes every path that meets the material a NaN ray. */
+static const char *material_problem(const pw_material *m)
+{
+    if (!finite3(m->albedo) || !finite3(m->emission) || !finite3(m->eta) || !finite3(m->k) ||
+        !isfinite(m->roughness) || !isfinite(m->ior))
+        return "a value that is not finite (NaN or infinity)";
+    if (m->albedo.x < 0.0f || m->albedo.y < 0.0f || m->albedo.z < 0.0f)
+        return "a negative albedo";
+    if (m->emission.x < 0.0f || m->emission.y < 0.0f || m->emission.z < 0.0f)
+        return "a negative emission";
+    if (m->roughness < 0.0f)
+        return "a negative roughness";
+    if ((m->type == PW_MAT_DIELECTRIC || m->type == PW_MAT_ROUGH_DIELECTRIC) && !(m->ior > 0.0f))
+        return "an index of refraction that is not positive";
+    return NULL;
+}
+
+/* Rejects geometry and materials that would poison the BVH or the integrator. */
 static pw_status validate(const pw_scene *s)
 {
     for (uint32_t i = 0; i < s->n_spheres; i++) {
@@ -404,6 +422,9 @@ static pw_status validate(const pw_scene *s)
                            s->n_mats);
     for (uint32_t i = 0; i < s->n_mats; i++) {
         const pw_material *m = &s->mats[i];
+        const char *bad = material_problem(m);
+        if (bad)
+            return pw_fail(PW_ERR_FORMAT, "%s: material %u has %s", s->name, i, bad);
         if (PW_MAT_HAS_ALBEDO_TEX(m) && PW_MAT_ALBEDO_TEX(m) >= s->n_textures)
             return pw_fail(PW_ERR_FORMAT, "%s: material %u names texture %u of %u", s->name, i, PW_MAT_ALBEDO_TEX(m),
                            s->n_textures);

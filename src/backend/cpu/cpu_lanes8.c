@@ -133,7 +133,7 @@ static inline f32x8 draw(rng8 *r, f32x8 m)
 /* ---- Sampling (core/pw_hd.h, core/sampling.h). */
 static inline void sincos8(f32x8 x, f32x8 *s, f32x8 *c)
 {
-    f32x8 k = _mm256_round_ps(mul(x, f8s(PW_SINCOS_2_OVER_PI)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    f32x8 k = _mm256_round_ps(mul(x, f8s(PW_SINCOS_2_OVER_PI)), _MM_FROUND_CUR_DIRECTION) /* rintf */;
     f32x8 r = fma8(neg(k), f8s(PW_SINCOS_PIO2_HI), x);
     r = fma8(neg(k), f8s(PW_SINCOS_PIO2_LO), r);
     f32x8 r2 = mul(r, r);
@@ -407,6 +407,9 @@ static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u32x8 prim, f32x8
 static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, u32x8 prim, f32x8 m, rng8 *rng,
                        shadow8 *out)
 {
+    /* The scalar loop stops at PW_MAX_SHADOW rays a lane; here a slot
+     * serves a light for all lanes. The same, as toy scenes have at most
+     * PW_MAX_SHADOW sphere lights (renderer.c refuses more). */
     int n = 0;
     for (uint32_t i = 0; i < s->n_lights && n < PW_MAX_SHADOW; i++) {
         pw_light l = s->lights[i];
@@ -542,7 +545,7 @@ static f32x8 trace8(const lanes8 *ls, const pw_scene_view *s, v3x8 o, v3x8 d, f3
         pw_rays8 r = {o.x, o.y, o.z, d.x, d.y, d.z};
         return pw_bvh8_trace_flat8(b8, ls->block_counts, &r, m, s->t_min, tmax, any_hit, t, prim);
     }
-    float ox[8], oy[8], oz[8], dx[8], dy[8], dz[8], tv[8], tm[8];
+    float ox[8], oy[8], oz[8], dx[8], dy[8], dz[8], tv[8] = {0}, tm[8];
     uint32_t pv[8] = {0};
     _mm256_storeu_ps(ox, o.x), _mm256_storeu_ps(oy, o.y), _mm256_storeu_ps(oz, o.z);
     _mm256_storeu_ps(dx, d.x), _mm256_storeu_ps(dy, d.y), _mm256_storeu_ps(dz, d.z);
@@ -552,7 +555,6 @@ static f32x8 trace8(const lanes8 *ls, const pw_scene_view *s, v3x8 o, v3x8 d, f3
         int k = __builtin_ctz((unsigned)b);
         pw_ray ray = {v3(ox[k], oy[k], oz[k]), v3(dx[k], dy[k], dz[k])};
         pw_hit h;
-        tv[k] = 0.0f;
         if (pw_trace(s, ray, s->t_min, tm[k], any_hit, &h))
             found |= 1 << k, pv[k] = h.prim, tv[k] = h.t;
     }
