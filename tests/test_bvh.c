@@ -639,11 +639,11 @@ static void bad_material_numbers_and_nan_rays(void **state)
         pw_material m;
         const char *expect;
     } bad[] = {
-        {pw_dielectric(NAN), "not finite"},
-        {pw_metal(.5f, .5f, .5f, INFINITY), "not finite"},
-        {pw_lambert(-.5f, .5f, .5f), "negative albedo"},
-        {pw_emissive(pw_lambert(.5f, .5f, .5f), 1.0f, -1.0f, 1.0f), "negative emission"},
-        {pw_dielectric(0.0f), "index of refraction"},
+        {pw_dielectric(NAN), "index of refraction nan, which is not finite"},
+        {pw_metal(.5f, .5f, .5f, INFINITY), "roughness inf, which is not finite"},
+        {pw_lambert(-.5f, .5f, .5f), "albedo red -0.5, which is negative"},
+        {pw_emissive(pw_lambert(.5f, .5f, .5f), 1.0f, -1.0f, 1.0f), "emission green -1, which is negative"},
+        {pw_dielectric(0.0f), "index of refraction 0, which is not positive"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint32_t mat;

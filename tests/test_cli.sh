@@ -279,8 +279,9 @@ if "$PW" render toy --backend cpu --width 16 --height 16 --spp 1 --stats --stats
     if [ -n "$(json_number "$tmp/l.json" cpu_bvh_bytes)" ] &&
         { [ "$lanes" != 8 ] || ! grep -q "^cpu paths: 8 at once in AVX2 lanes" "$tmp/err"; }; then
         fail "--stats on toy: cpu_simd_paths '$lanes' is not 8, or --stats does not say it: $(cat "$tmp/err")"
-    elif [ -n "$(json_number "$tmp/s.json" cpu_simd_paths)" ]; then
-        fail "--stats-json on the Cornell box (triangles) reports cpu_simd_paths: $(cat "$tmp/s.json")"
+    elif ! "$PW" render cornell --backend cpu --width 8 --height 8 --spp 1 -q --stats-json "$tmp/lc.json" \
+        -o "$tmp/lc.png" 2>"$tmp/err" || [ -n "$(json_number "$tmp/lc.json" cpu_simd_paths)" ]; then
+        fail "--stats-json on the Cornell box (triangles) reports cpu_simd_paths, or the render failed: $(cat "$tmp/lc.json" "$tmp/err")"
     else
         echo "ok: --stats: toy traced ${lanes:-one by one (no AVX2)}${lanes:+ paths at once}, the Cornell box one by one"
     fi

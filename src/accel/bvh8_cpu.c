@@ -235,6 +235,8 @@ static int build_flat(const pw_scene_view *s, pw_bvh8 *b)
             }
         }
     }
+    for (uint32_t k = 0; k < runs; k++)
+        b->block_spheres[k] = (uint8_t)(first[k + 1] - first[k]);
     b->flat = 1;
     return 1;
 }

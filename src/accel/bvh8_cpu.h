@@ -66,6 +66,7 @@ typedef struct pw_bvh8 {
      * tree, only blocks[0 .. n_blocks), the sphere groups' runs, and their
      * boxes as the children of nodes[0] (accel/bvh8_flat.h). */
     int flat;
+    uint8_t block_spheres[PW_BVH8_WIDTH]; /* flat mode: the lanes of each block up to its last sphere */
 } pw_bvh8;
 
 /* Converts the binary BVH of the view; returns 0 when out of memory or when

@@ -2,7 +2,9 @@
  * scene: at most 8 blocks of 8 spheres whose 8 boxes are one
  * pw_bvh8_node. A ray tests the 8 boxes in one go and then only the blocks
  * it enters: no stack, no ordering, no call (the integrator inlines it).
- * Host code with AVX2 only; nvcc and other targets never see it. */
+ * The CPU's 8-lane path loop traces 8 rays at once through the same
+ * layout (pw_bvh8_trace_flat8). Host code with AVX2 only; nvcc and other
+ * targets never see it. */
 #ifndef PW_BVH8_FLAT_H
 #define PW_BVH8_FLAT_H
 
@@ -148,16 +150,6 @@ typedef struct pw_rays8 {
     __m256 ox, oy, oz, dx, dy, dz;
 } pw_rays8;
 
-/* The lanes of a block up to its last sphere (unused lanes hold cx =
- * PW_INF and r2 = 0, which no ray hits). */
-static inline int pw_sphere8_count(const pw_sphere8 *l)
-{
-    int n = 8;
-    while (n > 0 && l->cx[n - 1] == PW_INF && l->r2[n - 1] == 0.0f)
-        n--;
-    return n;
-}
-
 /* Sphere lane j of block l against the rays of mask m, folded into their
  * running nearest hits (pw_sphere8_test's operations, ray by ray). At an
  * exactly equal distance the sphere of the lower lane wins, whichever
@@ -206,9 +198,9 @@ static inline __m256 pw_sphere_rays8_test(const pw_sphere8 *l, int j, const pw_r
 
 /* The rays of mask m in the flat layout, closest or (any_hit) any hit in
  * (tmin, tmax): returns the mask of rays that hit, with *t and *prim set
- * for them. counts[k] is pw_sphere8_count of block k. */
-static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const uint8_t *counts, const pw_rays8 *r, __m256 m,
-                                         float tmin, __m256 tmax, int any_hit, __m256 *t, __m256i *prim)
+ * for them. */
+static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const pw_rays8 *r, __m256 m, float tmin, __m256 tmax,
+                                         int any_hit, __m256 *t, __m256i *prim)
 {
     /* pw_safe_inverse, lane by lane */
     __m256 tiny = _mm256_set1_ps(1e-30f), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
@@ -223,7 +215,7 @@ static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const uint8_t *counts
     const pw_bvh8_node *n = b->nodes;
     uint32_t n_blocks = b->n_blocks;
     for (uint32_t k = 0; k < n_blocks; k++) {
-        int count = counts[k];
+        int count = b->block_spheres[k];
         /* The slab test of pw_bvh8_node_mask, for box k and every ray;
          * either slab order, as each lane's direction has its own signs. */
         __m256 ax = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->lo[0][k]), r->ox), ix);
@@ -240,8 +232,8 @@ static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const uint8_t *counts
         if (_mm256_movemask_ps(enter) == 0)
             continue;
         for (int j = 0; j < count; j++)
-            found = _mm256_or_ps(found,
-                                 pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, &best, &best_prim, &best_lane));
+            found = _mm256_or_ps(found, pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, &best,
+                                                             &best_prim, &best_lane));
         if (any_hit) {
             m = _mm256_andnot_ps(found, m);
             if (_mm256_movemask_ps(m) == 0)

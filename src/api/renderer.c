@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "core/error.h"
-#include "shade/bsdf.h"
+#include "integrator/path.h"
 
 static const char *const backend_names[PW_BACKEND_COUNT] = {"auto", "cpu", "cuda-mega", "cpu-wave", "cuda-wave"};
 
@@ -77,9 +77,9 @@ static pw_status check_light_mode(const pw_scene *scene, const pw_settings *s)
                                "but the scene has emissive triangles", scene->name);
             n_sphere_lights++;
         }
-        if (n_sphere_lights > 8)
-            return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: toy light mode handles at most 8 emissive spheres, "
-                           "the scene has %u", scene->name, n_sphere_lights);
+        if (n_sphere_lights > PW_MAX_SHADOW)
+            return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: toy light mode handles at most %d emissive spheres, "
+                           "the scene has %u", scene->name, PW_MAX_SHADOW, n_sphere_lights);
     }
     return PW_OK;
 }

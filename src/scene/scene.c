@@ -377,22 +377,38 @@ void pw_prim_bounds(const pw_scene *s, uint32_t prim, float bmin[3], float bmax[
     bmax[0] = hi.x, bmax[1] = hi.y, bmax[2] = hi.z;
 }
 
-/* What is wrong with a material's numbers, or NULL. A NaN or infinite
- * value makes every path that meets the material a NaN ray. */
-static const char *material_problem(const pw_material *m)
+/* Writes what is wrong with a material's numbers into why (field and
+ * value) and returns 1, or returns 0. A NaN or infinite value makes every
+ * path that meets the material a NaN ray. */
+static int material_problem(const pw_material *m, char *why, size_t n)
 {
-    if (!finite3(m->albedo) || !finite3(m->emission) || !finite3(m->eta) || !finite3(m->k) ||
-        !isfinite(m->roughness) || !isfinite(m->ior))
-        return "a value that is not finite (NaN or infinity)";
-    if (m->albedo.x < 0.0f || m->albedo.y < 0.0f || m->albedo.z < 0.0f)
-        return "a negative albedo";
-    if (m->emission.x < 0.0f || m->emission.y < 0.0f || m->emission.z < 0.0f)
-        return "a negative emission";
-    if (m->roughness < 0.0f)
-        return "a negative roughness";
-    if ((m->type == PW_MAT_DIELECTRIC || m->type == PW_MAT_ROUGH_DIELECTRIC) && !(m->ior > 0.0f))
-        return "an index of refraction that is not positive";
-    return NULL;
+    static const char *const axis[3] = {"red", "green", "blue"};
+    const struct {
+        const char *name;
+        pw_vec3 v;
+        int signed_ok;
+    } colours[] = {{"albedo", m->albedo, 0}, {"emission", m->emission, 0}, {"eta", m->eta, 1}, {"k", m->k, 1}};
+    for (size_t i = 0; i < sizeof colours / sizeof colours[0]; i++)
+        for (int a = 0; a < 3; a++) {
+            float v = v3_get(colours[i].v, a);
+            if (!isfinite(v) || (!colours[i].signed_ok && v < 0.0f)) {
+                snprintf(why, n, "%s %s %g, which is %s", colours[i].name, axis[a], (double)v,
+                         isfinite(v) ? "negative" : "not finite");
+                return 1;
+            }
+        }
+    if (!isfinite(m->roughness) || m->roughness < 0.0f) {
+        snprintf(why, n, "roughness %g, which is %s", (double)m->roughness,
+                 isfinite(m->roughness) ? "negative" : "not finite");
+        return 1;
+    }
+    int refracts = m->type == PW_MAT_DIELECTRIC || m->type == PW_MAT_ROUGH_DIELECTRIC;
+    if (!isfinite(m->ior) || (refracts && !(m->ior > 0.0f))) {
+        snprintf(why, n, "index of refraction %g, which is %s", (double)m->ior,
+                 isfinite(m->ior) ? "not positive" : "not finite");
+        return 1;
+    }
+    return 0;
 }
 
 /* Rejects geometry and materials that would poison the BVH or the integrator. */
@@ -422,9 +438,9 @@ static pw_status validate(const pw_scene *s)
                            s->n_mats);
     for (uint32_t i = 0; i < s->n_mats; i++) {
         const pw_material *m = &s->mats[i];
-        const char *bad = material_problem(m);
-        if (bad)
-            return pw_fail(PW_ERR_FORMAT, "%s: material %u has %s", s->name, i, bad);
+        char why[96];
+        if (material_problem(m, why, sizeof why))
+            return pw_fail(PW_ERR_FORMAT, "%s: material %u has %s", s->name, i, why);
         if (PW_MAT_HAS_ALBEDO_TEX(m) && PW_MAT_ALBEDO_TEX(m) >= s->n_textures)
             return pw_fail(PW_ERR_FORMAT, "%s: material %u names texture %u of %u", s->name, i, PW_MAT_ALBEDO_TEX(m),
                            s->n_textures);

@@ -33,13 +33,13 @@ typedef struct v3x8 {
 } v3x8;
 
 /* ---- Lane arithmetic, one name per scalar operation. */
-static inline f32x8 f8s(float a) { return _mm256_set1_ps(a); }
+static inline f32x8 fsplat(float a) { return _mm256_set1_ps(a); } /* a in every lane */
 static inline f32x8 add(f32x8 a, f32x8 b) { return _mm256_add_ps(a, b); }
 static inline f32x8 sub(f32x8 a, f32x8 b) { return _mm256_sub_ps(a, b); }
 static inline f32x8 mul(f32x8 a, f32x8 b) { return _mm256_mul_ps(a, b); }
-static inline f32x8 dvd(f32x8 a, f32x8 b) { return _mm256_div_ps(a, b); }
+static inline f32x8 divide(f32x8 a, f32x8 b) { return _mm256_div_ps(a, b); }
 static inline f32x8 fma8(f32x8 a, f32x8 b, f32x8 c) { return _mm256_fmadd_ps(a, b, c); } /* fmaf(a, b, c) */
-static inline f32x8 neg(f32x8 a) { return _mm256_xor_ps(a, f8s(-0.0f)); }
+static inline f32x8 neg(f32x8 a) { return _mm256_xor_ps(a, fsplat(-0.0f)); }
 static inline f32x8 sqrt8(f32x8 a) { return _mm256_sqrt_ps(a); }
 /* pw_minf / pw_maxf on the host: a < b ? a : b, a > b ? a : b (minps and maxps exactly). */
 static inline f32x8 min8(f32x8 a, f32x8 b) { return _mm256_min_ps(a, b); }
@@ -54,10 +54,10 @@ static inline f32x8 and8(f32x8 a, f32x8 b) { return _mm256_and_ps(a, b); }
 static inline f32x8 andnot8(f32x8 a, f32x8 b) { return _mm256_andnot_ps(a, b); } /* !a && b */
 static inline f32x8 or8(f32x8 a, f32x8 b) { return _mm256_or_ps(a, b); }
 static inline int bits(f32x8 m) { return _mm256_movemask_ps(m); }
-static inline f32x8 imask(u32x8 m) { return _mm256_castsi256_ps(m); }
+static inline f32x8 as_mask(u32x8 m) { return _mm256_castsi256_ps(m); } /* integer lanes of 0 / -1 as a mask */
 static inline u32x8 iadd(u32x8 a, u32x8 b) { return _mm256_add_epi32(a, b); }
-static inline u32x8 i8s(uint32_t a) { return _mm256_set1_epi32((int)a); }
-static inline f32x8 ieq(u32x8 a, u32x8 b) { return imask(_mm256_cmpeq_epi32(a, b)); }
+static inline u32x8 isplat(uint32_t a) { return _mm256_set1_epi32((int)a); }
+static inline f32x8 ieq(u32x8 a, u32x8 b) { return as_mask(_mm256_cmpeq_epi32(a, b)); }
 static inline u32x8 isel(f32x8 m, u32x8 a, u32x8 b)
 {
     return _mm256_castps_si256(sel(m, _mm256_castsi256_ps(a), _mm256_castsi256_ps(b)));
@@ -67,10 +67,10 @@ static inline u32x8 isel(f32x8 m, u32x8 a, u32x8 b)
 static inline f32x8 from_bits(int b)
 {
     u32x8 lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    return imask(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(b), lane_bit), lane_bit));
+    return as_mask(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(b), lane_bit), lane_bit));
 }
 
-static inline v3x8 v3x8_set(pw_vec3 a) { v3x8 r = {f8s(a.x), f8s(a.y), f8s(a.z)}; return r; }
+static inline v3x8 v3x8_set(pw_vec3 a) { v3x8 r = {fsplat(a.x), fsplat(a.y), fsplat(a.z)}; return r; }
 static inline v3x8 v3x8_add(v3x8 a, v3x8 b) { v3x8 r = {add(a.x, b.x), add(a.y, b.y), add(a.z, b.z)}; return r; }
 static inline v3x8 v3x8_sub(v3x8 a, v3x8 b) { v3x8 r = {sub(a.x, b.x), sub(a.y, b.y), sub(a.z, b.z)}; return r; }
 static inline v3x8 v3x8_mul(v3x8 a, v3x8 b) { v3x8 r = {mul(a.x, b.x), mul(a.y, b.y), mul(a.z, b.z)}; return r; }
@@ -87,26 +87,29 @@ static inline v3x8 v3x8_madd(v3x8 a, v3x8 b, f32x8 s) /* a + b s */
     v3x8 r = {add(a.x, mul(b.x, s)), add(a.y, mul(b.y, s)), add(a.z, mul(b.z, s))};
     return r;
 }
-static inline v3x8 v3x8_norm(v3x8 a) { return v3x8_scale(a, dvd(f8s(1.0f), sqrt8(v3x8_dot(a, a)))); }
-static inline v3x8 v3x8_reflect(v3x8 d, v3x8 n) { return v3x8_sub(d, v3x8_scale(n, mul(f8s(2.0f), v3x8_dot(d, n)))); }
+static inline v3x8 v3x8_norm(v3x8 a) { return v3x8_scale(a, divide(fsplat(1.0f), sqrt8(v3x8_dot(a, a)))); }
+static inline v3x8 v3x8_reflect(v3x8 d, v3x8 n)
+{
+    return v3x8_sub(d, v3x8_scale(n, mul(fsplat(2.0f), v3x8_dot(d, n))));
+}
 static inline f32x8 v3x8_is_zero(v3x8 a)
 {
-    return and8(and8(eq(a.x, f8s(0.0f)), eq(a.y, f8s(0.0f))), eq(a.z, f8s(0.0f)));
+    return and8(and8(eq(a.x, fsplat(0.0f)), eq(a.y, fsplat(0.0f))), eq(a.z, fsplat(0.0f)));
 }
 
 /* ---- Random numbers: pw_hash32, pw_hash_combine and pw_rng_next per lane. */
 static inline u32x8 hash8(u32x8 x)
 {
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
-    x = _mm256_mullo_epi32(x, i8s(PW_HASH_M1));
+    x = _mm256_mullo_epi32(x, isplat(PW_HASH_M1));
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
-    x = _mm256_mullo_epi32(x, i8s(PW_HASH_M2));
+    x = _mm256_mullo_epi32(x, isplat(PW_HASH_M2));
     return _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
 }
 
 static inline u32x8 hash_combine8(u32x8 h, u32x8 v)
 {
-    u32x8 mix = iadd(iadd(iadd(v, i8s(PW_GOLDEN)), _mm256_slli_epi32(h, 6)), _mm256_srli_epi32(h, 2));
+    u32x8 mix = iadd(iadd(iadd(v, isplat(PW_GOLDEN)), _mm256_slli_epi32(h, 6)), _mm256_srli_epi32(h, 2));
     return hash8(_mm256_xor_si256(h, mix));
 }
 
@@ -126,33 +129,34 @@ static inline rng8 rng8_for(u32x8 bounce_key)
 static inline f32x8 draw(rng8 *r, f32x8 m)
 {
     u32x8 u = hash8(r->next);
-    r->next = iadd(r->next, _mm256_and_si256(_mm256_castps_si256(m), i8s(PW_GOLDEN)));
-    return mul(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 8)), f8s(1.0f / 16777216.0f));
+    r->next = iadd(r->next, _mm256_and_si256(_mm256_castps_si256(m), isplat(PW_GOLDEN)));
+    return mul(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 8)), fsplat(1.0f / 16777216.0f));
 }
 
 /* ---- Sampling (core/pw_hd.h, core/sampling.h). */
 static inline void sincos8(f32x8 x, f32x8 *s, f32x8 *c)
 {
-    f32x8 k = _mm256_round_ps(mul(x, f8s(PW_SINCOS_2_OVER_PI)), _MM_FROUND_CUR_DIRECTION) /* rintf */;
-    f32x8 r = fma8(neg(k), f8s(PW_SINCOS_PIO2_HI), x);
-    r = fma8(neg(k), f8s(PW_SINCOS_PIO2_LO), r);
+    f32x8 k = _mm256_round_ps(mul(x, fsplat(PW_SINCOS_2_OVER_PI)), _MM_FROUND_CUR_DIRECTION) /* rintf */;
+    f32x8 r = fma8(neg(k), fsplat(PW_SINCOS_PIO2_HI), x);
+    r = fma8(neg(k), fsplat(PW_SINCOS_PIO2_LO), r);
     f32x8 r2 = mul(r, r);
-    f32x8 sp = fma8(mul(r2, r), fma8(r2, fma8(r2, f8s(PW_SINCOS_S0), f8s(PW_SINCOS_S1)), f8s(PW_SINCOS_S2)), r);
-    f32x8 cp = fma8(mul(r2, r2), fma8(r2, fma8(r2, f8s(PW_SINCOS_C0), f8s(PW_SINCOS_C1)), f8s(PW_SINCOS_C2)),
-                 fma8(f8s(-0.5f), r2, f8s(1.0f)));
+    f32x8 sin_poly = fma8(r2, fma8(r2, fsplat(PW_SINCOS_S0), fsplat(PW_SINCOS_S1)), fsplat(PW_SINCOS_S2));
+    f32x8 sp = fma8(mul(r2, r), sin_poly, r);
+    f32x8 cp = fma8(mul(r2, r2), fma8(r2, fma8(r2, fsplat(PW_SINCOS_C0), fsplat(PW_SINCOS_C1)), fsplat(PW_SINCOS_C2)),
+                 fma8(fsplat(-0.5f), r2, fsplat(1.0f)));
     u32x8 q = _mm256_cvttps_epi32(k);
-    f32x8 odd = ieq(_mm256_and_si256(q, i8s(1)), i8s(1));
+    f32x8 odd = ieq(_mm256_and_si256(q, isplat(1)), isplat(1));
     f32x8 sv = sel(odd, cp, sp), cv = sel(odd, sp, cp);
-    *s = sel(ieq(_mm256_and_si256(q, i8s(2)), i8s(2)), neg(sv), sv);
-    *c = sel(ieq(_mm256_and_si256(iadd(q, i8s(1)), i8s(2)), i8s(2)), neg(cv), cv);
+    *s = sel(ieq(_mm256_and_si256(q, isplat(2)), isplat(2)), neg(sv), sv);
+    *c = sel(ieq(_mm256_and_si256(iadd(q, isplat(1)), isplat(2)), isplat(2)), neg(cv), cv);
 }
 
 static inline v3x8 unit_sphere_surface8(f32x8 u1, f32x8 u2)
 {
-    f32x8 z = sub(f8s(1.0f), mul(f8s(2.0f), u1));
-    f32x8 r = sqrt8(max8(f8s(0.0f), sub(f8s(1.0f), mul(z, z))));
+    f32x8 z = sub(fsplat(1.0f), mul(fsplat(2.0f), u1));
+    f32x8 r = sqrt8(max8(fsplat(0.0f), sub(fsplat(1.0f), mul(z, z))));
     f32x8 sp, cp;
-    sincos8(mul(f8s(2.0f * PW_PI), u2), &sp, &cp);
+    sincos8(mul(fsplat(2.0f * PW_PI), u2), &sp, &cp);
     v3x8 v = {mul(r, cp), mul(r, sp), z};
     return v;
 }
@@ -161,20 +165,20 @@ static inline v3x8 cosine_about8(v3x8 n, f32x8 u1, f32x8 u2)
 {
     v3x8 d = v3x8_add(n, unit_sphere_surface8(u1, u2));
     f32x8 l2 = v3x8_dot(d, d);
-    return v3x8_sel(gt(l2, f8s(1e-12f)), v3x8_scale(d, dvd(f8s(1.0f), sqrt8(l2))), n);
+    return v3x8_sel(gt(l2, fsplat(1e-12f)), v3x8_scale(d, divide(fsplat(1.0f), sqrt8(l2))), n);
 }
 
 /* pw_sample_cone with pw_frame_from_normal and pw_frame_to_world. */
 static inline v3x8 cone8(v3x8 w, f32x8 cos_max, f32x8 u1, f32x8 u2)
 {
-    f32x8 cos_a = add(sub(f8s(1.0f), u1), mul(u1, cos_max));
-    f32x8 sin_a = sqrt8(max8(f8s(0.0f), sub(f8s(1.0f), mul(cos_a, cos_a))));
+    f32x8 cos_a = add(sub(fsplat(1.0f), u1), mul(u1, cos_max));
+    f32x8 sin_a = sqrt8(max8(fsplat(0.0f), sub(fsplat(1.0f), mul(cos_a, cos_a))));
     f32x8 sp, cp;
-    sincos8(mul(f8s(2.0f * PW_PI), u2), &sp, &cp);
-    f32x8 sign = _mm256_or_ps(f8s(1.0f), and8(w.z, f8s(-0.0f))); /* copysignf(1, n.z) */
-    f32x8 a = dvd(f8s(-1.0f), add(sign, w.z));
+    sincos8(mul(fsplat(2.0f * PW_PI), u2), &sp, &cp);
+    f32x8 sign = _mm256_or_ps(fsplat(1.0f), and8(w.z, fsplat(-0.0f))); /* copysignf(1, n.z) */
+    f32x8 a = divide(fsplat(-1.0f), add(sign, w.z));
     f32x8 b = mul(mul(w.x, w.y), a);
-    v3x8 t = {add(f8s(1.0f), mul(mul(mul(sign, w.x), w.x), a)), mul(sign, b), mul(neg(sign), w.x)};
+    v3x8 t = {add(fsplat(1.0f), mul(mul(mul(sign, w.x), w.x), a)), mul(sign, b), mul(neg(sign), w.x)};
     v3x8 bb = {b, add(sign, mul(mul(w.y, w.y), a)), neg(w.y)};
     f32x8 lx = mul(cp, sin_a), ly = mul(sp, sin_a);
     v3x8 r = {add(add(mul(t.x, lx), mul(bb.x, ly)), mul(w.x, cos_a)),
@@ -186,17 +190,17 @@ static inline v3x8 cone8(v3x8 w, f32x8 cos_max, f32x8 u1, f32x8 u2)
 /* ---- Origin offsets (geom/ray.h). */
 static inline f32x8 offset_axis8(f32x8 p, f32x8 n)
 {
-    u32x8 o = _mm256_cvttps_epi32(mul(f8s(256.0f), n));
-    u32x8 so = isel(lt(p, f8s(0.0f)), _mm256_sub_epi32(_mm256_setzero_si256(), o), o);
+    u32x8 o = _mm256_cvttps_epi32(mul(fsplat(256.0f), n));
+    u32x8 so = isel(lt(p, fsplat(0.0f)), _mm256_sub_epi32(_mm256_setzero_si256(), o), o);
     f32x8 pi = _mm256_castsi256_ps(iadd(_mm256_castps_si256(p), so));
-    f32x8 near = lt(andnot8(f8s(-0.0f), p), f8s(1.0f / 32.0f)); /* fabsf(p) < origin */
-    return sel(near, add(p, mul(f8s(1.0f / 65536.0f), n)), pi);
+    f32x8 near = lt(andnot8(fsplat(-0.0f), p), fsplat(1.0f / 32.0f)); /* fabsf(p) < origin */
+    return sel(near, add(p, mul(fsplat(1.0f / 65536.0f), n)), pi);
 }
 
 /* pw_offset_origin: p off its surface on the side of ng that dir leaves by. */
 static inline v3x8 offset_origin8(v3x8 p, v3x8 ng, v3x8 dir)
 {
-    v3x8 n = v3x8_sel(lt(v3x8_dot(dir, ng), f8s(0.0f)), v3x8_neg(ng), ng);
+    v3x8 n = v3x8_sel(lt(v3x8_dot(dir, ng), fsplat(0.0f)), v3x8_neg(ng), ng);
     v3x8 r = {offset_axis8(p.x, n.x), offset_axis8(p.y, n.y), offset_axis8(p.z, n.z)};
     return r;
 }
@@ -208,16 +212,16 @@ static inline f32x8 sphere_t8(v3x8 o, v3x8 d, pw_sphere sp)
     v3x8 f = v3x8_sub(o, v3x8_set(sp.c));
     f32x8 b = neg(fma8(f.z, d.z, fma8(f.y, d.y, mul(f.x, d.x))));
     v3x8 l = {fma8(d.x, b, f.x), fma8(d.y, b, f.y), fma8(d.z, b, f.z)};
-    f32x8 r2 = f8s(sp.r * sp.r);
+    f32x8 r2 = fsplat(sp.r * sp.r);
     f32x8 disc = sub(r2, fma8(l.z, l.z, fma8(l.y, l.y, mul(l.x, l.x))));
-    f32x8 q = add(b, _mm256_or_ps(sqrt8(disc), and8(b, f8s(-0.0f))));
+    f32x8 q = add(b, _mm256_or_ps(sqrt8(disc), and8(b, fsplat(-0.0f))));
     f32x8 cc = sub(fma8(f.z, f.z, fma8(f.y, f.y, mul(f.x, f.x))), r2);
-    f32x8 t0 = and8(dvd(cc, q), _mm256_cmp_ps(q, f8s(0.0f), _CMP_NEQ_UQ));
+    f32x8 t0 = and8(divide(cc, q), _mm256_cmp_ps(q, fsplat(0.0f), _CMP_NEQ_UQ));
     f32x8 tn = min8(t0, q), tf = max8(t0, q);
-    f32x8 inf = f8s(PW_INF), zero = f8s(0.0f);
+    f32x8 inf = fsplat(PW_INF), zero = fsplat(0.0f);
     f32x8 tn_ok = and8(gt(tn, zero), lt(tn, inf)), tf_ok = and8(gt(tf, zero), lt(tf, inf));
-    f32x8 t = sel(tn_ok, tn, sel(tf_ok, tf, f8s(-1.0f)));
-    return sel(lt(disc, zero), f8s(-1.0f), t);
+    f32x8 t = sel(tn_ok, tn, sel(tf_ok, tf, fsplat(-1.0f)));
+    return sel(lt(disc, zero), fsplat(-1.0f), t);
 }
 
 /* ---- The lanes. */
@@ -233,33 +237,33 @@ typedef struct lanes8 {
     /* The tile and the next of its pixels to hand out. */
     uint32_t x0, x1, y1, next_x, next_y, spp;
     pw_renderer *r;
-    uint8_t block_counts[PW_BVH8_WIDTH]; /* flat scenes: pw_sphere8_count of each block */
 } lanes8;
 
 /* pw_path_begin for the lanes in m. */
 static void begin8(lanes8 *ls, f32x8 m, const pw_scene_view *s, const pw_render_params *prm)
 {
-    u32x8 pixel = iadd(_mm256_mullo_epi32(ls->py, i8s(prm->width)), ls->px);
+    u32x8 pixel = iadd(_mm256_mullo_epi32(ls->py, isplat(prm->width)), ls->px);
     u32x8 key = hash_combine8(hash_combine8(ls->seed_key, pixel), ls->sample);
     rng8 rng = rng8_for(hash_combine8(key, _mm256_setzero_si256()));
-    f32x8 all = imask(_mm256_set1_epi32(-1));
+    f32x8 all = as_mask(_mm256_set1_epi32(-1));
     f32x8 jx = draw(&rng, all), jy = draw(&rng, all), l1 = draw(&rng, all), l2 = draw(&rng, all);
-    f32x8 u = dvd(add(_mm256_cvtepi32_ps(ls->px), jx), f8s((float)prm->width));
-    f32x8 v = sub(f8s(1.0f), dvd(add(_mm256_cvtepi32_ps(ls->py), jy), f8s((float)prm->height)));
+    f32x8 u = divide(add(_mm256_cvtepi32_ps(ls->px), jx), fsplat((float)prm->width));
+    f32x8 v = sub(fsplat(1.0f), divide(add(_mm256_cvtepi32_ps(ls->py), jy), fsplat((float)prm->height)));
     /* pw_camera_ray, with pw_sample_disk for the lens. */
     const pw_camera *c = &s->cam;
     v3x8 offset = v3x8_set(v3s(0.0f));
     if (c->lens_radius > 0.0f) {
-        f32x8 a = sub(mul(f8s(2.0f), l1), f8s(1.0f)), b = sub(mul(f8s(2.0f), l2), f8s(1.0f));
-        f32x8 center = and8(eq(a, f8s(0.0f)), eq(b, f8s(0.0f)));
-        f32x8 a_major = gt(andnot8(f8s(-0.0f), a), andnot8(f8s(-0.0f), b));
+        f32x8 a = sub(mul(fsplat(2.0f), l1), fsplat(1.0f)), b = sub(mul(fsplat(2.0f), l2), fsplat(1.0f));
+        f32x8 center = and8(eq(a, fsplat(0.0f)), eq(b, fsplat(0.0f)));
+        f32x8 a_major = gt(andnot8(fsplat(-0.0f), a), andnot8(fsplat(-0.0f), b));
         f32x8 rad = sel(a_major, a, b);
-        f32x8 ratio = dvd(sel(a_major, b, a), sel(a_major, a, b)); /* b / a or a / b: one division */
-        f32x8 phi = sel(a_major, mul(f8s(PW_PI / 4.0f), ratio), sub(f8s(PW_PI / 2.0f), mul(f8s(PW_PI / 4.0f), ratio)));
+        f32x8 ratio = divide(sel(a_major, b, a), sel(a_major, a, b)); /* b / a or a / b: one division */
+        f32x8 quarter = mul(fsplat(PW_PI / 4.0f), ratio);
+        f32x8 phi = sel(a_major, quarter, sub(fsplat(PW_PI / 2.0f), quarter));
         f32x8 sp, cp;
         sincos8(phi, &sp, &cp);
         f32x8 dx = andnot8(center, mul(rad, cp)), dy = andnot8(center, mul(rad, sp));
-        f32x8 lr = f8s(c->lens_radius);
+        f32x8 lr = fsplat(c->lens_radius);
         offset = v3x8_add(v3x8_scale(v3x8_set(c->u), mul(dx, lr)), v3x8_scale(v3x8_set(c->v), mul(dy, lr)));
     }
     v3x8 o = v3x8_add(v3x8_set(c->origin), offset);
@@ -272,13 +276,13 @@ static void begin8(lanes8 *ls, f32x8 m, const pw_scene_view *s, const pw_render_
     ls->L = v3x8_sel(m, v3x8_set(v3s(0.0f)), ls->L);
     ls->key = isel(m, key, ls->key);
     ls->depth = isel(m, _mm256_setzero_si256(), ls->depth);
-    ls->flags = isel(m, i8s(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), ls->flags);
+    ls->flags = isel(m, isplat(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), ls->flags);
 }
 
 /* Lane k of v set to x (a blend: a store and reload of the vector would
  * stall on store forwarding). */
-static inline u32x8 set_lane(u32x8 v, f32x8 lane_k, uint32_t x) { return isel(lane_k, i8s(x), v); }
-static inline f32x8 set_lanef(f32x8 v, f32x8 lane_k, float x) { return sel(lane_k, f8s(x), v); }
+static inline u32x8 set_lane(u32x8 v, f32x8 lane_k, uint32_t x) { return isel(lane_k, isplat(x), v); }
+static inline f32x8 set_lanef(f32x8 v, f32x8 lane_k, float x) { return sel(lane_k, fsplat(x), v); }
 
 /* Hands lane k the tile's next pixel; 0 when none is left. */
 static int take_pixel(lanes8 *ls, int k)
@@ -325,9 +329,10 @@ static void store_pixels(const lanes8 *ls, int b)
  * sample, or the next pixel's first. */
 static void finish8(lanes8 *ls, f32x8 ended, const pw_scene_view *s, const pw_render_params *prm)
 {
-    f32x8 big = f8s(PW_INF); /* isfinite(x): |x| <= FLT_MAX, false for NaN */
-    f32x8 finite = and8(and8(le(andnot8(f8s(-0.0f), ls->L.x), big), le(andnot8(f8s(-0.0f), ls->L.y), big)),
-                     le(andnot8(f8s(-0.0f), ls->L.z), big));
+    f32x8 big = fsplat(PW_INF); /* isfinite(x): |x| <= FLT_MAX, false for NaN */
+    f32x8 finite = and8(and8(le(andnot8(fsplat(-0.0f), ls->L.x), big), le(andnot8(fsplat(-0.0f), ls->L.y), big)),
+                     le(andnot8(fsplat(-0.0f), ls->L.z), big));
+    /* 0 + L as the scalar lane loop adds it (it turns -0 into +0; the sums are the same) */
     ls->sum = v3x8_sel(and8(finite, ended), v3x8_add(ls->sum, v3x8_add(v3x8_set(v3s(0.0f)), ls->L)), ls->sum);
     ls->sample = _mm256_sub_epi32(ls->sample, _mm256_castps_si256(ended));
     int done = bits(and8(ieq(ls->sample, ls->end), ended));
@@ -353,10 +358,10 @@ static void finish8(lanes8 *ls, f32x8 ended, const pw_scene_view *s, const pw_re
 static inline v3x8 sky8(const pw_env *e, v3x8 d)
 {
     if (e->type != PW_ENV_GRADIENT)
-        return v3x8_scale(v3x8_set(e->top), f8s(e->scale));
-    f32x8 t = mul(f8s(0.5f), add(d.y, f8s(1.0f)));
-    v3x8 c = v3x8_add(v3x8_scale(v3x8_set(e->bottom), sub(f8s(1.0f), t)), v3x8_scale(v3x8_set(e->top), t));
-    return v3x8_scale(c, f8s(e->scale));
+        return v3x8_scale(v3x8_set(e->top), fsplat(e->scale));
+    f32x8 t = mul(fsplat(0.5f), add(d.y, fsplat(1.0f)));
+    v3x8 c = v3x8_add(v3x8_scale(v3x8_set(e->bottom), sub(fsplat(1.0f), t)), v3x8_scale(v3x8_set(e->top), t));
+    return v3x8_scale(c, fsplat(e->scale));
 }
 
 /* One shadow ray per lane: contrib is added where the segment is clear. */
@@ -384,14 +389,14 @@ static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u32x8 prim, f32x8
     v3x8 c = {gather(sp, i4), gather(sp + 1, i4), gather(sp + 2, i4)};
     f32x8 radius = gather(sp + 3, i4);
     h.p = v3x8_madd(ls->o, ls->d, t);
-    h.ng = v3x8_scale(v3x8_sub(h.p, c), dvd(f8s(1.0f), radius));
-    h.front = lt(v3x8_dot(ls->d, h.ng), f8s(0.0f));
+    h.ng = v3x8_scale(v3x8_sub(h.p, c), divide(fsplat(1.0f), radius));
+    h.front = lt(v3x8_dot(ls->d, h.ng), fsplat(0.0f));
     /* pw_facing_normal: the shading normal of a sphere is ng. */
-    h.nl = v3x8_sel(lt(v3x8_dot(h.ng, ls->d), f8s(0.0f)), h.ng, v3x8_neg(h.ng));
+    h.nl = v3x8_sel(lt(v3x8_dot(h.ng, ls->d), fsplat(0.0f)), h.ng, v3x8_neg(h.ng));
     u32x8 mat = _mm256_i32gather_epi32((const int *)s->sphere_mat, prim, 4);
     const float *mb = (const float *)s->mats;
     u32x8 m = _mm256_slli_epi32(mat, 4); /* pw_material is 16 floats */
-#define FIELD(f) iadd(m, i8s((uint32_t)(offsetof(pw_material, f) / sizeof(float))))
+#define FIELD(f) iadd(m, isplat((uint32_t)(offsetof(pw_material, f) / sizeof(float))))
     h.albedo = (v3x8){gather(mb, FIELD(albedo.x)), gather(mb, FIELD(albedo.y)), gather(mb, FIELD(albedo.z))};
     h.emission = (v3x8){gather(mb, FIELD(emission.x)), gather(mb, FIELD(emission.y)), gather(mb, FIELD(emission.z))};
     h.type = _mm256_i32gather_epi32((const int *)mb, FIELD(type), 4);
@@ -415,26 +420,26 @@ static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, 
         pw_light l = s->lights[i];
         if (l.type != PW_LIGHT_SPHERE)
             continue;
-        f32x8 mi = andnot8(ieq(prim, i8s(l.prim)), m);
-        if (!bits(mi))
+        f32x8 sampling = andnot8(ieq(prim, isplat(l.prim)), m); /* lanes that sample light i */
+        if (!bits(sampling))
             continue;
         pw_sphere sp = s->spheres[l.prim];
         v3x8 to_c = v3x8_sub(v3x8_set(sp.c), h->p);
         f32x8 d2 = v3x8_dot(to_c, to_c);
-        f32x8 u1 = draw(rng, mi), u2 = draw(rng, mi);
-        f32x8 s2 = dvd(f8s(sp.r * sp.r), d2); /* pw_sphere_cos_max */
-        f32x8 cos_max = sel(lt(s2, f8s(1.0f)), sqrt8(sub(f8s(1.0f), s2)), f8s(-1.0f));
-        shadow8 *o = &out[n++];
-        o->valid = andnot8(lt(cos_max, f8s(0.0f)), mi);
-        o->d = cone8(v3x8_scale(to_c, dvd(f8s(1.0f), sqrt8(d2))), cos_max, u1, u2);
-        f32x8 omega = mul(f8s(2.0f * PW_PI), sub(f8s(1.0f), cos_max));
+        f32x8 u1 = draw(rng, sampling), u2 = draw(rng, sampling);
+        f32x8 s2 = divide(fsplat(sp.r * sp.r), d2); /* pw_sphere_cos_max */
+        f32x8 cos_max = sel(lt(s2, fsplat(1.0f)), sqrt8(sub(fsplat(1.0f), s2)), fsplat(-1.0f));
+        shadow8 *sr = &out[n++];
+        sr->valid = andnot8(lt(cos_max, fsplat(0.0f)), sampling);
+        sr->d = cone8(v3x8_scale(to_c, divide(fsplat(1.0f), sqrt8(d2))), cos_max, u1, u2);
+        f32x8 omega = mul(fsplat(2.0f * PW_PI), sub(fsplat(1.0f), cos_max));
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
-        o->o = offset_origin8(h->p, h->ng, o->d);
-        f32x8 fallback = sqrt8(max8(f8s(0.0f), sub(d2, f8s(sp.r * sp.r))));
-        f32x8 t = sphere_t8(o->o, o->d, sp);
-        o->tmax = mul(sel(gt(t, f8s(0.0f)), t, fallback), f8s(0.9999f)); /* pw_shadow_tmax_sphere */
-        f32x8 w = mul(mul(max8(f8s(0.0f), v3x8_dot(o->d, h->nl)), omega), f8s(PW_INV_PI));
-        o->contrib = v3x8_scale(v3x8_mul(v3x8_mul(ls->beta, h->albedo), v3x8_set(le)), w);
+        sr->o = offset_origin8(h->p, h->ng, sr->d);
+        f32x8 fallback = sqrt8(max8(fsplat(0.0f), sub(d2, fsplat(sp.r * sp.r))));
+        f32x8 t = sphere_t8(sr->o, sr->d, sp);
+        sr->tmax = mul(sel(gt(t, fsplat(0.0f)), t, fallback), fsplat(0.9999f)); /* pw_shadow_tmax_sphere */
+        f32x8 w = mul(mul(max8(fsplat(0.0f), v3x8_dot(sr->d, h->nl)), omega), fsplat(PW_INV_PI));
+        sr->contrib = v3x8_scale(v3x8_mul(v3x8_mul(ls->beta, h->albedo), v3x8_set(le)), w);
     }
     return n;
 }
@@ -443,14 +448,14 @@ static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, 
 static v3x8 dielectric8(v3x8 d, const hit8 *h, f32x8 u1)
 {
     v3x8 n = v3x8_sel(h->front, h->ng, v3x8_neg(h->ng));
-    f32x8 eta = sel(h->front, dvd(f8s(1.0f), h->ior), h->ior);
-    f32x8 cos_i = min8(f8s(1.0f), neg(v3x8_dot(d, n)));
-    f32x8 sin2_t = mul(mul(eta, eta), max8(f8s(0.0f), sub(f8s(1.0f), mul(cos_i, cos_i))));
-    f32x8 tir = ge(sin2_t, f8s(1.0f));
-    f32x8 cos_t = andnot8(tir, sqrt8(sub(f8s(1.0f), sin2_t)));
-    f32x8 rs = dvd(sub(mul(eta, cos_i), cos_t), add(mul(eta, cos_i), cos_t));
-    f32x8 rp = dvd(sub(cos_i, mul(eta, cos_t)), add(cos_i, mul(eta, cos_t)));
-    f32x8 f = sel(tir, f8s(1.0f), mul(f8s(0.5f), add(mul(rs, rs), mul(rp, rp))));
+    f32x8 eta = sel(h->front, divide(fsplat(1.0f), h->ior), h->ior);
+    f32x8 cos_i = min8(fsplat(1.0f), neg(v3x8_dot(d, n)));
+    f32x8 sin2_t = mul(mul(eta, eta), max8(fsplat(0.0f), sub(fsplat(1.0f), mul(cos_i, cos_i))));
+    f32x8 tir = ge(sin2_t, fsplat(1.0f));
+    f32x8 cos_t = andnot8(tir, sqrt8(sub(fsplat(1.0f), sin2_t)));
+    f32x8 rs = divide(sub(mul(eta, cos_i), cos_t), add(mul(eta, cos_i), cos_t));
+    f32x8 rp = divide(sub(cos_i, mul(eta, cos_t)), add(cos_i, mul(eta, cos_t)));
+    f32x8 f = sel(tir, fsplat(1.0f), mul(fsplat(0.5f), add(mul(rs, rs), mul(rp, rp))));
     v3x8 refr = v3x8_norm(v3x8_add(v3x8_scale(d, eta), v3x8_scale(n, sub(mul(eta, cos_i), cos_t))));
     return v3x8_sel(lt(u1, f), v3x8_reflect(d, n), refr);
 }
@@ -467,83 +472,102 @@ static f32x8 cbrt8(f32x8 u, f32x8 m)
     return _mm256_loadu_ps(a);
 }
 
+/* pw_bsdf_sample_kinds for the basic materials, lanes in m: the sampled
+ * direction, and in *ok the lanes whose sample is valid. */
+static v3x8 sample_bsdf8(const lanes8 *ls, const hit8 *h, f32x8 m, rng8 *rng, f32x8 *ok)
+{
+    f32x8 u1 = draw(rng, m), u2 = draw(rng, m);
+    f32x8 lambert = and8(ieq(h->type, isplat(PW_MAT_LAMBERT)), m);
+    f32x8 metal = and8(ieq(h->type, isplat(PW_MAT_METAL)), m);
+    f32x8 glass = and8(ieq(h->type, isplat(PW_MAT_DIELECTRIC)), m);
+    v3x8 wi = h->nl;
+    *ok = fsplat(0.0f);
+    if (bits(lambert)) {
+        v3x8 wl = cosine_about8(h->nl, u1, u2);
+        wi = v3x8_sel(lambert, wl, wi);
+        *ok = or8(*ok, and8(_mm256_cmp_ps(v3x8_dot(wl, h->nl), fsplat(0.0f), _CMP_NLE_UQ), lambert)); /* !(c <= 0) */
+    }
+    if (bits(metal)) {
+        v3x8 refl = v3x8_reflect(ls->d, h->nl);
+        f32x8 rough = and8(gt(h->roughness, fsplat(0.0f)), metal);
+        if (bits(rough)) {
+            f32x8 u3 = draw(rng, rough);
+            v3x8 ball = v3x8_scale(unit_sphere_surface8(u1, u2), cbrt8(u3, rough));
+            refl = v3x8_sel(rough, v3x8_add(refl, v3x8_scale(ball, h->roughness)), refl);
+        }
+        v3x8 wm = v3x8_norm(refl);
+        wi = v3x8_sel(metal, wm, wi);
+        *ok = or8(*ok, and8(gt(v3x8_dot(wm, h->nl), fsplat(0.0f)), metal));
+    }
+    if (bits(glass)) {
+        wi = v3x8_sel(glass, dielectric8(ls->d, h, u1), wi);
+        *ok = or8(*ok, glass);
+    }
+    return wi;
+}
+
+/* The end of pw_path_shade for the lanes in alive, which move on along
+ * wi: throughput, flags, the next ray, the depth, Russian roulette.
+ * Returns the lanes whose paths go on. (Depths are compared as signed
+ * integers: the renderer caps max depth at 1024 and rr depth at INT_MAX.) */
+static f32x8 continue8(lanes8 *ls, const hit8 *h, v3x8 wi, f32x8 alive, const pw_render_params *prm, rng8 *rng)
+{
+    ls->beta = v3x8_sel(alive, v3x8_mul(ls->beta, h->albedo), ls->beta);
+    f32x8 specular = andnot8(ieq(h->type, isplat(PW_MAT_LAMBERT)), alive);
+    u32x8 flags = isel(specular, isplat(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), _mm256_setzero_si256());
+    ls->flags = isel(alive, flags, ls->flags);
+    ls->o = v3x8_sel(alive, offset_origin8(h->p, h->ng, wi), ls->o);
+    ls->d = v3x8_sel(alive, wi, ls->d);
+    ls->depth = _mm256_sub_epi32(ls->depth, _mm256_castps_si256(alive));
+    f32x8 rr = and8(as_mask(_mm256_cmpgt_epi32(ls->depth, isplat(prm->rr_depth - 1u))), alive);
+    if (bits(rr)) {
+        f32x8 survive = min8(fsplat(1.0f), max8(ls->beta.x, max8(ls->beta.y, ls->beta.z)));
+        f32x8 dies = and8(ge(draw(rng, rr), survive), rr);
+        ls->beta = v3x8_sel(andnot8(dies, rr), v3x8_scale(ls->beta, divide(fsplat(1.0f), survive)), ls->beta);
+        alive = andnot8(dies, alive);
+    }
+    return andnot8(v3x8_is_zero(ls->beta), alive);
+}
+
 /* Shades the lanes in hit, as pw_path_shade does for PW_KINDS_BASIC:
  * emission, the toy estimator's shadow rays, the next direction and
  * Russian roulette. Returns the lanes whose paths go on; *n_shadows slots
  * of shadows hold the shadow rays. */
 static f32x8 shade8(lanes8 *ls, f32x8 hit, u32x8 prim, f32x8 t, const pw_scene_view *s, const pw_render_params *prm,
-                 shadow8 *shadows, int *n_shadows)
+                    shadow8 *shadows, int *n_shadows)
 {
     *n_shadows = 0;
     prim = isel(hit, prim, _mm256_setzero_si256());
     hit8 h = surface8(s, ls, prim, t);
     /* pw_path_add_emission: spheres emit to both sides. */
     f32x8 emits = andnot8(v3x8_is_zero(h.emission), hit);
-    if (prm->light_mode == PW_LIGHT_MODE_TOY)
-        emits = andnot8(ieq(_mm256_and_si256(ls->flags, i8s(PW_PATH_COUNT_EMISSION)), _mm256_setzero_si256()), emits);
+    if (prm->light_mode == PW_LIGHT_MODE_TOY) {
+        u32x8 counted = _mm256_and_si256(ls->flags, isplat(PW_PATH_COUNT_EMISSION));
+        emits = andnot8(ieq(counted, _mm256_setzero_si256()), emits);
+    }
     ls->L = v3x8_sel(emits, v3x8_add(ls->L, v3x8_mul(ls->beta, h.emission)), ls->L);
-    f32x8 go = and8(imask(_mm256_cmpgt_epi32(i8s(prm->max_depth), ls->depth)), hit); /* depth < max_depth */
-    if (!bits(go))
-        return go;
-    rng8 rng = rng8_for(hash_combine8(ls->key, iadd(ls->depth, i8s(1))));
-    f32x8 lambert = and8(ieq(h.type, i8s(PW_MAT_LAMBERT)), go);
+    f32x8 bounce = and8(as_mask(_mm256_cmpgt_epi32(isplat(prm->max_depth), ls->depth)), hit); /* depth < max */
+    if (!bits(bounce))
+        return bounce;
+    rng8 rng = rng8_for(hash_combine8(ls->key, iadd(ls->depth, isplat(1))));
+    f32x8 lambert = and8(ieq(h.type, isplat(PW_MAT_LAMBERT)), bounce);
     if (prm->light_mode == PW_LIGHT_MODE_TOY && bits(lambert))
         *n_shadows = toy_lights8(s, ls, &h, prim, lambert, &rng, shadows);
-    /* pw_bsdf_sample_kinds */
-    f32x8 u1 = draw(&rng, go), u2 = draw(&rng, go);
-    f32x8 metal = and8(ieq(h.type, i8s(PW_MAT_METAL)), go);
-    f32x8 glass = and8(ieq(h.type, i8s(PW_MAT_DIELECTRIC)), go);
-    v3x8 wi = h.nl;
-    f32x8 ok = f8s(0.0f);
-    if (bits(lambert)) {
-        v3x8 wl = cosine_about8(h.nl, u1, u2);
-        wi = v3x8_sel(lambert, wl, wi);
-        ok = or8(ok, and8(_mm256_cmp_ps(v3x8_dot(wl, h.nl), f8s(0.0f), _CMP_NLE_UQ), lambert));
-    }
-    if (bits(metal)) {
-        v3x8 refl = v3x8_reflect(ls->d, h.nl);
-        f32x8 rough = and8(gt(h.roughness, f8s(0.0f)), metal);
-        if (bits(rough)) {
-            f32x8 u3 = draw(&rng, rough);
-            v3x8 ball = v3x8_scale(unit_sphere_surface8(u1, u2), cbrt8(u3, rough));
-            refl = v3x8_sel(rough, v3x8_add(refl, v3x8_scale(ball, h.roughness)), refl);
-        }
-        v3x8 wm = v3x8_norm(refl);
-        wi = v3x8_sel(metal, wm, wi);
-        ok = or8(ok, and8(gt(v3x8_dot(wm, h.nl), f8s(0.0f)), metal));
-    }
-    if (bits(glass)) {
-        wi = v3x8_sel(glass, dielectric8(ls->d, &h, u1), wi);
-        ok = or8(ok, glass);
-    }
-    f32x8 alive = ok;
-    ls->beta = v3x8_sel(alive, v3x8_mul(ls->beta, h.albedo), ls->beta);
-    f32x8 specular = andnot8(ieq(h.type, i8s(PW_MAT_LAMBERT)), alive);
-    ls->flags = isel(alive, isel(specular, i8s(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), _mm256_setzero_si256()),
-                     ls->flags);
-    ls->o = v3x8_sel(alive, offset_origin8(h.p, h.ng, wi), ls->o);
-    ls->d = v3x8_sel(alive, wi, ls->d);
-    ls->depth = _mm256_sub_epi32(ls->depth, _mm256_castps_si256(alive));
-    f32x8 rr = and8(imask(_mm256_cmpgt_epi32(ls->depth, i8s(prm->rr_depth - 1u))), alive);
-    if (bits(rr)) {
-        f32x8 survive = min8(f8s(1.0f), max8(ls->beta.x, max8(ls->beta.y, ls->beta.z)));
-        f32x8 dies = and8(ge(draw(&rng, rr), survive), rr);
-        ls->beta = v3x8_sel(andnot8(dies, rr), v3x8_scale(ls->beta, dvd(f8s(1.0f), survive)), ls->beta);
-        alive = andnot8(dies, alive);
-    }
-    return andnot8(v3x8_is_zero(ls->beta), alive);
+    f32x8 ok;
+    v3x8 wi = sample_bsdf8(ls, &h, bounce, &rng, &ok);
+    return continue8(ls, &h, wi, ok, prm, &rng);
 }
 
 /* Closest (or any) hits of the rays o + t d of the lanes in m within
  * (t_min, tmax): the hit lanes, with *t and *prim. A flat sphere scene is
  * traced as a packet (accel/bvh8_flat.h); others ray by ray. */
-static f32x8 trace8(const lanes8 *ls, const pw_scene_view *s, v3x8 o, v3x8 d, f32x8 m, f32x8 tmax, int any_hit,
-                    f32x8 *t, u32x8 *prim)
+static f32x8 trace8(const pw_scene_view *s, v3x8 o, v3x8 d, f32x8 m, f32x8 tmax, int any_hit, f32x8 *t,
+                    u32x8 *prim)
 {
     const pw_bvh8 *b8 = (const pw_bvh8 *)s->cpu_bvh8;
     if (b8->flat) {
         pw_rays8 r = {o.x, o.y, o.z, d.x, d.y, d.z};
-        return pw_bvh8_trace_flat8(b8, ls->block_counts, &r, m, s->t_min, tmax, any_hit, t, prim);
+        return pw_bvh8_trace_flat8(b8, &r, m, s->t_min, tmax, any_hit, t, prim);
     }
     float ox[8], oy[8], oz[8], dx[8], dy[8], dz[8], tv[8] = {0}, tm[8];
     uint32_t pv[8] = {0};
@@ -563,12 +587,18 @@ static f32x8 trace8(const lanes8 *ls, const pw_scene_view *s, v3x8 o, v3x8 d, f3
     return from_bits(found);
 }
 
+/* Shadow rays: a slot per sphere light, at most PW_MAX_SHADOW slots of 8
+ * lanes, and trace_shadows8 keeps one bit per ray in a uint64_t. */
+_Static_assert(PW_MAX_SHADOW <= 8, "the 8-lane loop packs at most 64 shadow rays a pass");
+
 /* For every 8-bit lane mask b: compress[b] lists the set lanes in order
  * (byte i: the lane of the i-th set bit), rank[b] gives each lane its
  * place among them (byte k: set bits below lane k). Tables, not loops:
  * a loop over a mask's bits is a branch the CPU mispredicts. */
 static uint64_t compress_lut[256], rank_lut[256];
 
+/* Filled once when the library is loaded (before main, or before dlopen
+ * returns), so render threads only ever read them. */
 __attribute__((constructor)) static void lanes8_tables(void)
 {
     for (int b = 0; b < 256; b++) {
@@ -589,29 +619,29 @@ static inline u32x8 byte_lanes(uint64_t v) { return _mm256_cvtepu8_epi32(_mm_cvt
  * lanes (the Lambert hits of a pass). */
 static void trace_shadows8(lanes8 *ls, const pw_scene_view *s, const shadow8 *sh, int n_sh, uint32_t *shadow_rays)
 {
-    enum { MAX_RAYS = 8 * PW_MAX_SHADOW };
-    float ray[7][MAX_RAYS + 8]; /* origin, direction, tmax of each ray, slot after slot */
+    enum { OX, OY, OZ, DX, DY, DZ, TMAX, FIELDS, MAX_RAYS = 8 * PW_MAX_SHADOW };
+    float ray[FIELDS][MAX_RAYS + 8]; /* each field of each ray, slot after slot */
     int first[PW_MAX_SHADOW], n = 0;
     for (int j = 0; j < n_sh; j++) {
         int valid = bits(sh[j].valid);
         u32x8 order = byte_lanes(compress_lut[valid]);
-        f32x8 f[7] = {sh[j].o.x, sh[j].o.y, sh[j].o.z, sh[j].d.x, sh[j].d.y, sh[j].d.z, sh[j].tmax};
-        for (int a = 0; a < 7; a++)
+        f32x8 f[FIELDS] = {sh[j].o.x, sh[j].o.y, sh[j].o.z, sh[j].d.x, sh[j].d.y, sh[j].d.z, sh[j].tmax};
+        for (int a = 0; a < FIELDS; a++)
             _mm256_storeu_ps(&ray[a][n], _mm256_permutevar8x32_ps(f[a], order));
         first[j] = n;
         n += __builtin_popcount((unsigned)valid);
     }
     *shadow_rays += (uint32_t)n;
-    for (int a = 0; a < 7; a++) /* the last packet's unused lanes: defined values, masked off */
+    for (int a = 0; a < FIELDS; a++) /* the last packet's unused lanes: defined values, masked off */
         _mm256_storeu_ps(&ray[a][n], _mm256_setzero_ps());
     uint64_t blocked = 0; /* bit i: ray i hit something */
     for (int p = 0; p < n; p += 8) {
-        v3x8 o = {_mm256_loadu_ps(&ray[0][p]), _mm256_loadu_ps(&ray[1][p]), _mm256_loadu_ps(&ray[2][p])};
-        v3x8 d = {_mm256_loadu_ps(&ray[3][p]), _mm256_loadu_ps(&ray[4][p]), _mm256_loadu_ps(&ray[5][p])};
+        v3x8 o = {_mm256_loadu_ps(&ray[OX][p]), _mm256_loadu_ps(&ray[OY][p]), _mm256_loadu_ps(&ray[OZ][p])};
+        v3x8 d = {_mm256_loadu_ps(&ray[DX][p]), _mm256_loadu_ps(&ray[DY][p]), _mm256_loadu_ps(&ray[DZ][p])};
         int used = n - p < 8 ? n - p : 8;
         f32x8 t;
         u32x8 prim;
-        f32x8 hit = trace8(ls, s, o, d, from_bits((1 << used) - 1), _mm256_loadu_ps(&ray[6][p]), 1, &t, &prim);
+        f32x8 hit = trace8(s, o, d, from_bits((1 << used) - 1), _mm256_loadu_ps(&ray[TMAX][p]), 1, &t, &prim);
         blocked |= (uint64_t)bits(hit) << p;
     }
     for (int j = 0; j < n_sh; j++) {
@@ -632,7 +662,7 @@ static void step8(lanes8 *ls, const pw_scene_view *s, const pw_render_params *pr
     f32x8 t;
     u32x8 prim;
     *ext_rays += (uint32_t)__builtin_popcount((unsigned)bits(ls->active));
-    f32x8 hit = trace8(ls, s, ls->o, ls->d, ls->active, f8s(PW_INF), 0, &t, &prim);
+    f32x8 hit = trace8(s, ls->o, ls->d, ls->active, fsplat(PW_INF), 0, &t, &prim);
     f32x8 miss = andnot8(hit, ls->active);
     if (bits(miss))
         ls->L = v3x8_sel(miss, v3x8_add(ls->L, v3x8_mul(ls->beta, sky8(&s->env, ls->d))), ls->L);
@@ -667,13 +697,10 @@ __attribute__((flatten)) void pw_cpu_lanes8_tile(pw_renderer *r, uint32_t x0, ui
     lanes8 ls;
     memset(&ls, 0, sizeof ls);
     ls.r = r;
-    ls.seed_key = hash8(i8s(prm->seed));
+    ls.seed_key = hash8(isplat(prm->seed));
     ls.x0 = ls.next_x = x0, ls.next_y = y0, ls.x1 = x1, ls.y1 = y1, ls.spp = spp;
     if (spp == 0)
         return;
-    const pw_bvh8 *b8 = (const pw_bvh8 *)s->cpu_bvh8;
-    for (uint32_t k = 0; b8->flat && k < b8->n_blocks; k++)
-        ls.block_counts[k] = (uint8_t)pw_sphere8_count(&b8->blocks[k]);
     int start = 0;
     for (int k = 0; k < 8; k++)
         if (take_pixel(&ls, k))
@@ -689,13 +716,7 @@ __attribute__((flatten)) void pw_cpu_lanes8_tile(pw_renderer *r, uint32_t x0, ui
 int pw_cpu_lanes8_usable(const pw_renderer *r)
 {
     (void)r;
-    return 0;
-}
-
-void pw_cpu_lanes8_tile(pw_renderer *r, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1, uint32_t spp,
-                        uint32_t *ext_rays, uint32_t *shadow_rays)
-{
-    (void)r, (void)x0, (void)y0, (void)x1, (void)y1, (void)spp, (void)ext_rays, (void)shadow_rays;
+    return 0; /* no AVX2 in this build: paths are traced one by one */
 }
 
 #endif

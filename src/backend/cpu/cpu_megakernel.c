@@ -153,12 +153,13 @@ static void render_tile(mega_job *j, uint32_t tile)
     uint32_t x1 = x0 + TILE < prm->width ? x0 + TILE : prm->width;
     uint32_t y1 = y0 + TILE < prm->height ? y0 + TILE : prm->height;
     uint32_t ext = 0, shadow = 0, samples;
+#if PW_BVH8_HAVE_AVX2
     if (j->lanes8) {
         pw_cpu_lanes8_tile(r, x0, y0, x1, y1, j->spp, &ext, &shadow);
         samples = (x1 - x0) * (y1 - y0) * j->spp;
-    } else {
+    } else
+#endif
         samples = render_pixels(j, x0, y0, x1, y1, &ext, &shadow);
-    }
     __atomic_fetch_add(&r->stats.camera_rays, (uint64_t)samples, __ATOMIC_RELAXED);
     __atomic_fetch_add(&r->stats.bounce_rays, (uint64_t)(ext - samples), __ATOMIC_RELAXED);
     __atomic_fetch_add(&r->stats.shadow_rays, (uint64_t)shadow, __ATOMIC_RELAXED);

@@ -527,8 +527,12 @@ pw_status pbrt_material(pbrt_ctx *c, const char *type, pbrt_params *ps, pw_mater
                                  NULL)) == PW_OK &&
             (st = pbrt_get_color(c, ps, "conductor.k", v3(3.912949f, 2.452848f, 2.142188f), PBRT_UNBOUNDED, &k,
                                  NULL)) == PW_OK &&
-            (st = pbrt_get_float_tex(c, ps, "conductor.roughness", 0.0f, &r)) == PW_OK)
-            *out = pw_conductor(eta, k, sqrtf(r));
+            (st = pbrt_get_float_tex(c, ps, "conductor.roughness", 0.0f, &r)) == PW_OK) {
+            if (!(r >= 0.0f))
+                st = pbrt_error_at(ps->path, ps->line, ps->col, "coatedconductor: roughness must not be negative");
+            else
+                *out = pw_conductor(eta, k, sqrtf(r));
+        }
         for (int i = 0; i < ps->n; i++)
             ps->p[i].used = 1;
     } else if (strcmp(type, "mix") == 0) {
