@@ -28,6 +28,40 @@ static inline pw_ray8 pw_ray8_make(pw_ray r)
     return r8;
 }
 
+/* pw_intersect_sphere's quadratic, lane by lane, for f = o - c, a unit
+ * direction d and r2 = r^2: b (distance along d to the closest approach),
+ * the discriminant r2 - |f + d b|^2, and cc = |f|^2 - r2 (> 0 outside). */
+typedef struct pw_sphere_quad8 {
+    __m256 b, disc, cc;
+} pw_sphere_quad8;
+
+static inline pw_sphere_quad8 pw_sphere_quad8_make(__m256 fx, __m256 fy, __m256 fz, __m256 dx, __m256 dy, __m256 dz,
+                                                   __m256 r2)
+{
+    pw_sphere_quad8 k;
+    __m256 fd = _mm256_fmadd_ps(fz, dz, _mm256_fmadd_ps(fy, dy, _mm256_mul_ps(fx, dx)));
+    k.b = _mm256_xor_ps(fd, _mm256_set1_ps(-0.0f));
+    __m256 lx = _mm256_fmadd_ps(dx, k.b, fx);
+    __m256 ly = _mm256_fmadd_ps(dy, k.b, fy);
+    __m256 lz = _mm256_fmadd_ps(dz, k.b, fz);
+    k.disc = _mm256_sub_ps(r2, _mm256_fmadd_ps(lz, lz, _mm256_fmadd_ps(ly, ly, _mm256_mul_ps(lx, lx))));
+    k.cc = _mm256_sub_ps(_mm256_fmadd_ps(fz, fz, _mm256_fmadd_ps(fy, fy, _mm256_mul_ps(fx, fx))), r2);
+    return k;
+}
+
+/* Its two roots, nearer first (q = b + sign(b) sqrt(disc) and cc / q, 0
+ * where q is 0). Lanes with disc < 0 get NaN roots, which fail every
+ * comparison. */
+static inline void pw_sphere_quad8_roots(const pw_sphere_quad8 *k, __m256 *tn, __m256 *tf)
+{
+    __m256 sign = _mm256_and_ps(k->b, _mm256_set1_ps(-0.0f));
+    __m256 q = _mm256_add_ps(k->b, _mm256_or_ps(_mm256_sqrt_ps(k->disc), sign));
+    __m256 qnz = _mm256_cmp_ps(q, _mm256_setzero_ps(), _CMP_NEQ_UQ);
+    __m256 t0 = _mm256_and_ps(_mm256_div_ps(k->cc, q), qnz);
+    *tn = _mm256_min_ps(t0, q);
+    *tf = _mm256_max_ps(t0, q);
+}
+
 /* One block of 8 spheres against the ray, folded into the running per-lane
  * nearest hit (*best, *best_prim; best starts at tmax, so only closer hits
  * qualify). Each lane performs exactly the operations of
@@ -36,33 +70,21 @@ static inline pw_ray8 pw_ray8_make(pw_ray r)
 static inline int pw_sphere8_test(const pw_sphere8 *l, const pw_ray8 *r, __m256 lo, __m256 behind_ok, __m256 *best,
                                   __m256i *best_prim)
 {
-    __m256 r2 = _mm256_loadu_ps(l->r2);
     __m256 fx = _mm256_sub_ps(r->ox, _mm256_loadu_ps(l->cx));
     __m256 fy = _mm256_sub_ps(r->oy, _mm256_loadu_ps(l->cy));
     __m256 fz = _mm256_sub_ps(r->oz, _mm256_loadu_ps(l->cz));
-    __m256 fd = _mm256_fmadd_ps(fz, r->dz, _mm256_fmadd_ps(fy, r->dy, _mm256_mul_ps(fx, r->dx)));
-    __m256 b = _mm256_xor_ps(fd, _mm256_set1_ps(-0.0f));
-    __m256 lx = _mm256_fmadd_ps(r->dx, b, fx);
-    __m256 ly = _mm256_fmadd_ps(r->dy, b, fy);
-    __m256 lz = _mm256_fmadd_ps(r->dz, b, fz);
-    __m256 disc = _mm256_sub_ps(r2, _mm256_fmadd_ps(lz, lz, _mm256_fmadd_ps(ly, ly, _mm256_mul_ps(lx, lx))));
-    __m256 cc = _mm256_sub_ps(_mm256_fmadd_ps(fz, fz, _mm256_fmadd_ps(fy, fy, _mm256_mul_ps(fx, fx))), r2);
+    pw_sphere_quad8 k = pw_sphere_quad8_make(fx, fy, fz, r->dx, r->dy, r->dz, _mm256_loadu_ps(l->r2));
     /* A sphere the origin is outside of (cc > 0) with its centre behind
      * (b < 0) has both roots q = b - sqrt(disc) < 0 and cc / q < 0: no hit
      * above a tmin >= 0 (behind_ok is all ones then). Most rays start on
      * a surface they leave, so this spares the root and the division. */
     __m256 zero = _mm256_setzero_ps();
-    __m256 behind = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(b, zero, _CMP_LT_OQ), _mm256_cmp_ps(cc, zero, _CMP_GT_OQ)),
-                                  behind_ok);
-    if (_mm256_movemask_ps(_mm256_andnot_ps(behind, _mm256_cmp_ps(disc, zero, _CMP_GE_OQ))) == 0)
+    __m256 behind = _mm256_and_ps(
+        _mm256_and_ps(_mm256_cmp_ps(k.b, zero, _CMP_LT_OQ), _mm256_cmp_ps(k.cc, zero, _CMP_GT_OQ)), behind_ok);
+    if (_mm256_movemask_ps(_mm256_andnot_ps(behind, _mm256_cmp_ps(k.disc, zero, _CMP_GE_OQ))) == 0)
         return 0;
-    /* Lanes with disc < 0 get a NaN root here, which fails every
-     * comparison below: they never qualify. */
-    __m256 sign = _mm256_and_ps(b, _mm256_set1_ps(-0.0f));
-    __m256 q = _mm256_add_ps(b, _mm256_or_ps(_mm256_sqrt_ps(disc), sign));
-    __m256 qnz = _mm256_cmp_ps(q, _mm256_setzero_ps(), _CMP_NEQ_UQ);
-    __m256 t0 = _mm256_and_ps(_mm256_div_ps(cc, q), qnz);
-    __m256 tn = _mm256_min_ps(t0, q), tf = _mm256_max_ps(t0, q);
+    __m256 tn, tf;
+    pw_sphere_quad8_roots(&k, &tn, &tf);
     __m256 tn_ok = _mm256_and_ps(_mm256_cmp_ps(tn, lo, _CMP_GT_OQ), _mm256_cmp_ps(tn, *best, _CMP_LT_OQ));
     __m256 tf_ok = _mm256_and_ps(_mm256_cmp_ps(tf, lo, _CMP_GT_OQ), _mm256_cmp_ps(tf, *best, _CMP_LT_OQ));
     __m256 closer = _mm256_or_ps(tn_ok, tf_ok);
@@ -159,28 +181,18 @@ typedef struct pw_rays8 {
 static inline __m256 pw_sphere_rays8_test(const pw_sphere8 *l, int j, const pw_rays8 *r, __m256 m, __m256 lo,
                                           __m256 behind_ok, __m256 *best, __m256i *best_prim, __m256i *best_lane)
 {
-    __m256 r2 = _mm256_broadcast_ss(&l->r2[j]);
     __m256 fx = _mm256_sub_ps(r->ox, _mm256_broadcast_ss(&l->cx[j]));
     __m256 fy = _mm256_sub_ps(r->oy, _mm256_broadcast_ss(&l->cy[j]));
     __m256 fz = _mm256_sub_ps(r->oz, _mm256_broadcast_ss(&l->cz[j]));
-    __m256 fd = _mm256_fmadd_ps(fz, r->dz, _mm256_fmadd_ps(fy, r->dy, _mm256_mul_ps(fx, r->dx)));
-    __m256 b = _mm256_xor_ps(fd, _mm256_set1_ps(-0.0f));
-    __m256 lx = _mm256_fmadd_ps(r->dx, b, fx);
-    __m256 ly = _mm256_fmadd_ps(r->dy, b, fy);
-    __m256 lz = _mm256_fmadd_ps(r->dz, b, fz);
-    __m256 disc = _mm256_sub_ps(r2, _mm256_fmadd_ps(lz, lz, _mm256_fmadd_ps(ly, ly, _mm256_mul_ps(lx, lx))));
-    __m256 cc = _mm256_sub_ps(_mm256_fmadd_ps(fz, fz, _mm256_fmadd_ps(fy, fy, _mm256_mul_ps(fx, fx))), r2);
+    pw_sphere_quad8 k = pw_sphere_quad8_make(fx, fy, fz, r->dx, r->dy, r->dz, _mm256_broadcast_ss(&l->r2[j]));
     __m256 zero = _mm256_setzero_ps();
-    __m256 behind = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(b, zero, _CMP_LT_OQ), _mm256_cmp_ps(cc, zero, _CMP_GT_OQ)),
-                                  behind_ok);
-    __m256 may = _mm256_and_ps(_mm256_andnot_ps(behind, _mm256_cmp_ps(disc, zero, _CMP_GE_OQ)), m);
+    __m256 behind = _mm256_and_ps(
+        _mm256_and_ps(_mm256_cmp_ps(k.b, zero, _CMP_LT_OQ), _mm256_cmp_ps(k.cc, zero, _CMP_GT_OQ)), behind_ok);
+    __m256 may = _mm256_and_ps(_mm256_andnot_ps(behind, _mm256_cmp_ps(k.disc, zero, _CMP_GE_OQ)), m);
     if (_mm256_movemask_ps(may) == 0)
         return zero;
-    __m256 sign = _mm256_and_ps(b, _mm256_set1_ps(-0.0f));
-    __m256 q = _mm256_add_ps(b, _mm256_or_ps(_mm256_sqrt_ps(disc), sign));
-    __m256 qnz = _mm256_cmp_ps(q, zero, _CMP_NEQ_UQ);
-    __m256 t0 = _mm256_and_ps(_mm256_div_ps(cc, q), qnz);
-    __m256 tn = _mm256_min_ps(t0, q), tf = _mm256_max_ps(t0, q);
+    __m256 tn, tf;
+    pw_sphere_quad8_roots(&k, &tn, &tf);
     /* The nearer root if it lies past lo, else the farther: where the
      * scalar test takes tn it can never take tf (tf >= tn). */
     __m256 t = _mm256_blendv_ps(tf, tn, _mm256_cmp_ps(tn, lo, _CMP_GT_OQ));

@@ -210,18 +210,13 @@ static inline v3x8 offset_origin8(v3x8 p, v3x8 ng, v3x8 dir)
 static inline f32x8 sphere_t8(v3x8 o, v3x8 d, pw_sphere sp)
 {
     v3x8 f = v3x8_sub(o, v3x8_set(sp.c));
-    f32x8 b = neg(fma8(f.z, d.z, fma8(f.y, d.y, mul(f.x, d.x))));
-    v3x8 l = {fma8(d.x, b, f.x), fma8(d.y, b, f.y), fma8(d.z, b, f.z)};
-    f32x8 r2 = fsplat(sp.r * sp.r);
-    f32x8 disc = sub(r2, fma8(l.z, l.z, fma8(l.y, l.y, mul(l.x, l.x))));
-    f32x8 q = add(b, _mm256_or_ps(sqrt8(disc), and8(b, fsplat(-0.0f))));
-    f32x8 cc = sub(fma8(f.z, f.z, fma8(f.y, f.y, mul(f.x, f.x))), r2);
-    f32x8 t0 = and8(divide(cc, q), _mm256_cmp_ps(q, fsplat(0.0f), _CMP_NEQ_UQ));
-    f32x8 tn = min8(t0, q), tf = max8(t0, q);
+    pw_sphere_quad8 k = pw_sphere_quad8_make(f.x, f.y, f.z, d.x, d.y, d.z, fsplat(sp.r * sp.r));
+    f32x8 tn, tf;
+    pw_sphere_quad8_roots(&k, &tn, &tf);
     f32x8 inf = fsplat(PW_INF), zero = fsplat(0.0f);
     f32x8 tn_ok = and8(gt(tn, zero), lt(tn, inf)), tf_ok = and8(gt(tf, zero), lt(tf, inf));
     f32x8 t = sel(tn_ok, tn, sel(tf_ok, tf, fsplat(-1.0f)));
-    return sel(lt(disc, zero), fsplat(-1.0f), t);
+    return sel(lt(k.disc, zero), fsplat(-1.0f), t);
 }
 
 /* ---- The lanes. */
