@@ -241,6 +241,7 @@ static pw_scene *hundred_spheres(void)
     }
     s->env.type = PW_ENV_CONSTANT;
     s->env.top = v3(0.2f, 0.25f, 0.3f);
+    s->env.scale = 0.8f;
     s->cam.look_from = v3(0, 2, 5);
     s->cam.look_at = v3(0, 0.5f, -2);
     s->cam.aperture = 0.0f;
@@ -285,9 +286,7 @@ static void simd_lanes_match_scalar_loop(void **state)
             st.threads = 2;
             st.seed = 21;
             st.backend = PW_BACKEND_CPU;
-            st.light_mode = PW_LIGHT_MODE_TOY;
-            if (lc->scene)
-                st.light_mode = PW_LIGHT_MODE_SCENE;
+            st.light_mode = lc->scene ? PW_LIGHT_MODE_SCENE : PW_LIGHT_MODE_TOY;
             if (lc->max_depth >= 0)
                 st.max_depth = lc->max_depth, st.rr_depth = lc->rr_depth;
             if (lanes)
@@ -319,6 +318,8 @@ static void simd_lanes_match_scalar_loop(void **state)
             }
             if (lanes && rs.cpu_simd_paths != 8)
                 fail_msg("%s no longer takes the 8-lane loop (cpu_simd_paths %u)", name, rs.cpu_simd_paths);
+            if (!lc->scene && rs.shadow_rays == 0)
+                fail_msg("%s: the toy estimator cast no shadow rays to its metal and glass lights", name);
         }
         int n = 3 * lc->width * lc->height, d = 0;
         double mean = 0.0;

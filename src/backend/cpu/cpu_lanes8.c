@@ -386,8 +386,9 @@ static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u32x8 prim, f32x8
     h.p = v3x8_madd(ls->o, ls->d, t);
     h.ng = v3x8_scale(v3x8_sub(h.p, c), divide(fsplat(1.0f), radius));
     h.front = lt(v3x8_dot(ls->d, h.ng), fsplat(0.0f));
-    /* pw_facing_normal: the shading normal of a sphere is ng. */
-    h.nl = v3x8_sel(lt(v3x8_dot(h.ng, ls->d), fsplat(0.0f)), h.ng, v3x8_neg(h.ng));
+    /* pw_facing_normal: a sphere's shading normal is ng, so the test is the
+     * same dot product (each term's product commutes exactly). */
+    h.nl = v3x8_sel(h.front, h.ng, v3x8_neg(h.ng));
     u32x8 mat = _mm256_i32gather_epi32((const int *)s->sphere_mat, prim, 4);
     const float *mb = (const float *)s->mats;
     u32x8 m = _mm256_slli_epi32(mat, 4); /* pw_material is 16 floats */
@@ -422,7 +423,8 @@ static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, 
         v3x8 to_c = v3x8_sub(v3x8_set(sp.c), h->p);
         f32x8 d2 = v3x8_dot(to_c, to_c);
         f32x8 u1 = draw(rng, sampling), u2 = draw(rng, sampling);
-        f32x8 s2 = divide(fsplat(sp.r * sp.r), d2); /* pw_sphere_cos_max */
+        f32x8 r2 = fsplat(sp.r * sp.r);
+        f32x8 s2 = divide(r2, d2); /* pw_sphere_cos_max */
         f32x8 cos_max = sel(lt(s2, fsplat(1.0f)), sqrt8(sub(fsplat(1.0f), s2)), fsplat(-1.0f));
         shadow8 *sr = &out[n++];
         sr->valid = andnot8(lt(cos_max, fsplat(0.0f)), sampling);
@@ -430,7 +432,7 @@ static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, 
         f32x8 omega = mul(fsplat(2.0f * PW_PI), sub(fsplat(1.0f), cos_max));
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
         sr->o = offset_origin8(h->p, h->ng, sr->d);
-        f32x8 fallback = sqrt8(max8(fsplat(0.0f), sub(d2, fsplat(sp.r * sp.r))));
+        f32x8 fallback = sqrt8(max8(fsplat(0.0f), sub(d2, r2)));
         f32x8 t = sphere_t8(sr->o, sr->d, sp);
         sr->tmax = mul(sel(gt(t, fsplat(0.0f)), t, fallback), fsplat(0.9999f)); /* pw_shadow_tmax_sphere */
         f32x8 w = mul(mul(max8(fsplat(0.0f), v3x8_dot(sr->d, h->nl)), omega), fsplat(PW_INV_PI));
