@@ -374,31 +374,60 @@ typedef struct hit8 {
     f32x8 roughness, ior;
 } hit8;
 
-static inline f32x8 gather(const float *base, u32x8 index) { return _mm256_i32gather_ps(base, index, 4); }
+/* Rows r[0..7] of 8 floats each, transposed: column c of the rows in out[c]. */
+static inline void transpose8(const f32x8 r[8], f32x8 out[8])
+{
+    f32x8 a0 = _mm256_unpacklo_ps(r[0], r[1]), a1 = _mm256_unpackhi_ps(r[0], r[1]);
+    f32x8 a2 = _mm256_unpacklo_ps(r[2], r[3]), a3 = _mm256_unpackhi_ps(r[2], r[3]);
+    f32x8 a4 = _mm256_unpacklo_ps(r[4], r[5]), a5 = _mm256_unpackhi_ps(r[4], r[5]);
+    f32x8 a6 = _mm256_unpacklo_ps(r[6], r[7]), a7 = _mm256_unpackhi_ps(r[6], r[7]);
+    f32x8 b0 = _mm256_shuffle_ps(a0, a2, _MM_SHUFFLE(1, 0, 1, 0)), b1 = _mm256_shuffle_ps(a0, a2, _MM_SHUFFLE(3, 2, 3, 2));
+    f32x8 b2 = _mm256_shuffle_ps(a1, a3, _MM_SHUFFLE(1, 0, 1, 0)), b3 = _mm256_shuffle_ps(a1, a3, _MM_SHUFFLE(3, 2, 3, 2));
+    f32x8 b4 = _mm256_shuffle_ps(a4, a6, _MM_SHUFFLE(1, 0, 1, 0)), b5 = _mm256_shuffle_ps(a4, a6, _MM_SHUFFLE(3, 2, 3, 2));
+    f32x8 b6 = _mm256_shuffle_ps(a5, a7, _MM_SHUFFLE(1, 0, 1, 0)), b7 = _mm256_shuffle_ps(a5, a7, _MM_SHUFFLE(3, 2, 3, 2));
+    out[0] = _mm256_permute2f128_ps(b0, b4, 0x20), out[4] = _mm256_permute2f128_ps(b0, b4, 0x31);
+    out[1] = _mm256_permute2f128_ps(b1, b5, 0x20), out[5] = _mm256_permute2f128_ps(b1, b5, 0x31);
+    out[2] = _mm256_permute2f128_ps(b2, b6, 0x20), out[6] = _mm256_permute2f128_ps(b2, b6, 0x31);
+    out[3] = _mm256_permute2f128_ps(b3, b7, 0x20), out[7] = _mm256_permute2f128_ps(b3, b7, 0x31);
+}
 
+/* The hit spheres and their materials, read row by row and transposed:
+ * eight loads and a transpose cost less than a gather per field. */
 static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u32x8 prim, f32x8 t)
 {
+    _Static_assert(offsetof(pw_material, albedo) == 0 && offsetof(pw_material, type) == 12 &&
+                       offsetof(pw_material, emission) == 16 && offsetof(pw_material, roughness) == 28,
+                   "surface8 reads a material's first 8 floats as albedo, type, emission, roughness");
     hit8 h;
-    const float *sp = (const float *)s->spheres;
-    u32x8 i4 = _mm256_slli_epi32(prim, 2); /* pw_sphere is 4 floats */
-    v3x8 c = {gather(sp, i4), gather(sp + 1, i4), gather(sp + 2, i4)};
-    f32x8 radius = gather(sp + 3, i4);
+    uint32_t id[8];
+    _mm256_storeu_si256((__m256i *)id, prim);
+    f32x8 rows[8], col[8];
+    /* Two spheres a row (pw_sphere is 4 floats): columns c.x, c.y, c.z, r twice. */
+    for (int k = 0; k < 4; k++)
+        rows[k] = _mm256_loadu2_m128((const float *)&s->spheres[id[k + 4]], (const float *)&s->spheres[id[k]]);
+    f32x8 a0 = _mm256_unpacklo_ps(rows[0], rows[1]), a1 = _mm256_unpackhi_ps(rows[0], rows[1]);
+    f32x8 a2 = _mm256_unpacklo_ps(rows[2], rows[3]), a3 = _mm256_unpackhi_ps(rows[2], rows[3]);
+    v3x8 c = {_mm256_shuffle_ps(a0, a2, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(a0, a2, _MM_SHUFFLE(3, 2, 3, 2)),
+              _mm256_shuffle_ps(a1, a3, _MM_SHUFFLE(1, 0, 1, 0))};
+    f32x8 radius = _mm256_shuffle_ps(a1, a3, _MM_SHUFFLE(3, 2, 3, 2));
     h.p = v3x8_madd(ls->o, ls->d, t);
     h.ng = v3x8_scale(v3x8_sub(h.p, c), divide(fsplat(1.0f), radius));
     h.front = lt(v3x8_dot(ls->d, h.ng), fsplat(0.0f));
     /* pw_facing_normal: a sphere's shading normal is ng, so the test is the
      * same dot product (each term's product commutes exactly). */
     h.nl = v3x8_sel(h.front, h.ng, v3x8_neg(h.ng));
-    u32x8 mat = _mm256_i32gather_epi32((const int *)s->sphere_mat, prim, 4);
-    const float *mb = (const float *)s->mats;
-    u32x8 m = _mm256_slli_epi32(mat, 4); /* pw_material is 16 floats */
-#define FIELD(f) iadd(m, isplat((uint32_t)(offsetof(pw_material, f) / sizeof(float))))
-    h.albedo = (v3x8){gather(mb, FIELD(albedo.x)), gather(mb, FIELD(albedo.y)), gather(mb, FIELD(albedo.z))};
-    h.emission = (v3x8){gather(mb, FIELD(emission.x)), gather(mb, FIELD(emission.y)), gather(mb, FIELD(emission.z))};
-    h.type = _mm256_i32gather_epi32((const int *)mb, FIELD(type), 4);
-    h.roughness = gather(mb, FIELD(roughness));
-    h.ior = gather(mb, FIELD(ior));
-#undef FIELD
+    const pw_material *mat[8];
+    for (int k = 0; k < 8; k++) {
+        mat[k] = &s->mats[s->sphere_mat[id[k]]];
+        rows[k] = _mm256_loadu_ps((const float *)mat[k]);
+    }
+    transpose8(rows, col);
+    h.albedo = (v3x8){col[0], col[1], col[2]};
+    h.type = _mm256_castps_si256(col[3]);
+    h.emission = (v3x8){col[4], col[5], col[6]};
+    h.roughness = col[7];
+    h.ior = _mm256_setr_ps(mat[0]->ior, mat[1]->ior, mat[2]->ior, mat[3]->ior, mat[4]->ior, mat[5]->ior, mat[6]->ior,
+                           mat[7]->ior);
     return h;
 }
 
