@@ -35,6 +35,14 @@ typedef struct pw_shadow_ray {
     pw_vec3 contrib;
 } pw_shadow_ray;
 
+/* A shadow ray handed from lane to lane (pw_trace_shadows). 28 bytes, so
+ * that 32 lanes reading one each touch 32 different banks. */
+typedef struct pw_shadow_slot {
+    pw_ray ray;
+    float tmax;
+} pw_shadow_slot;
+PW_SIZE_CHECK(pw_shadow_slot, 28);
+
 /* Length of a shadow ray from its (offset) origin to a sphere light: the
  * distance from the shading point would let the offset ray reach into the
  * light near the edge of its cone, and the light would shadow itself. */
@@ -306,7 +314,73 @@ typedef struct pw_sample_pool {
     uint32_t first, spp;             /* the samples of each */
     uint32_t *next;                  /* items handed out (GPU: shared by the warp) */
     pw_vec3 *radiance;               /* per item */
+    pw_shadow_slot *shadow_slots;    /* GPU: 32 a warp, for pw_trace_shadows; host: NULL */
 } pw_sample_pool;
+
+/* Traces a lane's shadow rays sh[0 .. n) and adds the contributions of
+ * the unoccluded ones to *L, in order. On the GPU, given slots (32 in the
+ * warp's shared memory), every lane of the warp must call it together: the
+ * warp's shadow rays are dealt out one a lane, 32 at a time, so that a
+ * warp where 12 lanes made 2 rays each traces once at 24 lanes instead of
+ * twice at 12 (toy's estimator casts a ray to each sphere light at each
+ * Lambert hit, and a metal or glass hit casts none). Each lane then adds
+ * its own rays' contributions in its own order, so the sums are the same
+ * as ray by ray. Without slots (the host; a pool without them) each lane
+ * traces its own. The CUDA megakernel gives slots to its toy kernels
+ * only: toy +4%, where the estimators that cast at most one shadow ray a
+ * hit have nothing to deal out (docs/PERFORMANCE.md). The loops stay
+ * rolled: unrolled, they pushed the kernel past the instruction cache and
+ * lost what the dealing gained. */
+PW_HD void pw_trace_shadows(const pw_scene_view *s, const pw_shadow_ray *sh, int n, pw_vec3 *L,
+                            pw_shadow_slot *slots)
+{
+#if PW_DEVICE_CODE
+    if (slots) {
+        uint32_t lane;
+        asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+        int total = (int)__reduce_add_sync(0xffffffffu, (unsigned)n), first = n;
+        for (uint32_t d = 1; d < 32u; d <<= 1) { /* inclusive scan of n over the lanes */
+            int below = __shfl_up_sync(0xffffffffu, first, d);
+            if (lane >= d)
+                first += below;
+        }
+        first -= n; /* this lane's rays are first .. first + n - 1 of the warp's */
+        PW_NO_UNROLL
+        for (int base = 0; base < total; base += 32) {
+            PW_NO_UNROLL
+            for (int k = 0; k < n; k++) {
+                uint32_t g = (uint32_t)(first + k - base);
+                if (g < 32u) {
+                    slots[g].ray = sh[k].ray;
+                    slots[g].tmax = sh[k].tmax;
+                }
+            }
+            __syncwarp();
+            int blocked = 0;
+            if (base + (int)lane < total) {
+                pw_shadow_slot q = slots[lane];
+                pw_hit h;
+                blocked = pw_trace(s, q.ray, s->t_min, q.tmax, 1, &h);
+            }
+            uint32_t verdicts = __ballot_sync(0xffffffffu, blocked);
+            PW_NO_UNROLL
+            for (int k = 0; k < n; k++) {
+                uint32_t g = (uint32_t)(first + k - base);
+                if (g < 32u && !(verdicts >> g & 1u))
+                    *L = v3_add(*L, sh[k].contrib);
+            }
+            __syncwarp();
+        }
+        return;
+    }
+#endif
+    (void)slots;
+    for (int i = 0; i < n; i++) {
+        pw_hit hs;
+        if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
+            *L = v3_add(*L, sh[i].contrib);
+    }
+}
 
 /* The most items one pool holds (callers go through longer runs of samples in pieces). */
 #define PW_POOL_ITEMS 512
@@ -360,7 +434,8 @@ PW_HD uint32_t pw_pool_next(const pw_sample_pool *pool, const pw_render_params *
  * one instead of idling until the longest path of its warp is done.
  *
  * Each pass is a closest hit, its shading, then the shadow rays shading
- * made; every pass waits for all the warp's lanes before its trace
+ * made (with the pool's shadow slots, those of the whole warp together:
+ * pw_trace_shadows); every pass waits for all the warp's lanes before its trace
  * (PW_WARP_ANY), so they trace together: without that, lanes that had
  * taken different branches reached the trace at different times and the
  * warp traced the same pass twice at half width (Nsight Compute: 17 of 32
@@ -384,33 +459,37 @@ PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *pr
         /* The warp's lanes meet here, right before the trace. */
         if (!PW_WARP_ANY(active))
             return;
-        if (!active)
+        /* Without shadow slots (a literal NULL in most kernels and on the
+         * host) this is the plain loop: lanes without a path wait at the
+         * top, and each lane traces its shadow rays after shading. With
+         * slots, every lane goes on to trace the warp's shadow rays. */
+        if (!active && !pool->shadow_slots)
             continue;
-        int alive = 1;
-        if (need_trace) {
-            (*ext_rays)++;
-            alive = pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h);
-            if (!alive)
-                pw_path_miss(s, prm, &p);
-        }
-        need_trace = 1;
-        if (alive) {
-            if (p.depth == 0 && split > 1 && children == 1) {
-                children = split;
-                parent = p;
-                first_hit = h;
-                p = pw_path_child(&parent, 0, children);
+        int alive = active, n = 0;
+        if (active) {
+            if (need_trace) {
+                (*ext_rays)++;
+                alive = pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h);
+                if (!alive)
+                    pw_path_miss(s, prm, &p);
             }
-            int n;
-            alive = pw_path_shade(s, prm, &p, &h, sh, &n, kinds);
-            *shadow_rays += (uint32_t)n;
-            for (int i = 0; i < n; i++) {
-                pw_hit hs;
-                if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
-                    p.L = v3_add(p.L, sh[i].contrib);
+            need_trace = 1;
+            if (alive) {
+                if (p.depth == 0 && split > 1 && children == 1) {
+                    children = split;
+                    parent = p;
+                    first_hit = h;
+                    p = pw_path_child(&parent, 0, children);
+                }
+                alive = pw_path_shade(s, prm, &p, &h, sh, &n, kinds);
+                *shadow_rays += (uint32_t)n;
+                if (!pool->shadow_slots)
+                    pw_trace_shadows(s, sh, n, &p.L, NULL);
             }
         }
-        if (alive)
+        if (pool->shadow_slots)
+            pw_trace_shadows(s, sh, n, &p.L, pool->shadow_slots);
+        if (!active || alive)
             continue;
         /* Children's radiance is summed in L; without splitting L stays
          * unused, so that it takes no registers across the loop. */
@@ -447,7 +526,7 @@ static inline void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_p
     pw_vec3 radiance[PW_POOL_ITEMS];
     for (uint32_t done = 0; done < spp; done += PW_POOL_ITEMS) {
         uint32_t next = 0, n = spp - done < PW_POOL_ITEMS ? spp - done : PW_POOL_ITEMS;
-        pw_sample_pool pool = {px, py, 0, 0, first + done, n, &next, radiance};
+        pw_sample_pool pool = {px, py, 0, 0, first + done, n, &next, radiance, NULL};
         pw_path_trace_pool(s, prm, &pool, split, kinds, ext_rays, shadow_rays);
         for (uint32_t k = 0; k < n; k++)
             pw_path_accumulate(sum, radiance[k]);

@@ -81,9 +81,16 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u;
     uint32_t tile_x = blockIdx.x % tiles.nx, tile_y = blockIdx.x / tiles.nx * (blockDim.x / 32u) + warp;
     uint32_t npix = 1u << tiles.n_log2, per_chunk = tiles.chunk;
+    /* Dynamic shared memory after the spheres: each warp's radiance, then
+     * each warp's 32 shadow slots, which the toy kernels deal their shadow
+     * rays through (pw_trace_shadows); in the others NULL is a literal and
+     * the code that deals them compiles away. */
+    pw_vec3 *radiance = (pw_vec3 *)((char *)pw_shared_spheres + flat_bytes);
+    pw_shadow_slot *slots = (pw_shadow_slot *)(radiance + ((blockDim.x / 32u * per_chunk) << tiles.n_log2));
     pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (tiles.n_log2 - tiles.w_log2),
                            tiles.w_log2, tiles.n_log2, 0, 0, &next_item[warp],
-                           (pw_vec3 *)((char *)pw_shared_spheres + flat_bytes) + ((warp * per_chunk) << tiles.n_log2)};
+                           radiance + ((warp * per_chunk) << tiles.n_log2),
+                           light_mode == PW_LIGHT_MODE_TOY ? slots + 32u * warp : NULL};
     uint32_t ext = 0, shadow = 0;
     for (uint32_t done = 0; done < spp && pool.y0 < prm.height; done += per_chunk) {
         pool.first = sample_base + done;
@@ -320,9 +327,11 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     uint32_t n_blocks = tiles.nx * ((ny + MEGA_WARPS - 1) / MEGA_WARPS);
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
-    /* Dynamic shared memory: the spheres of a flat scene, then each warp's pool of radiance. */
+    /* Dynamic shared memory: the spheres of a flat scene, then each warp's
+     * pool of radiance, then each warp's shadow slots (mega_tile). */
     size_t smem = pw_cuda_flat_bytes(&c->scene.view) +
-                  ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3);
+                  ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3) +
+                  (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot);
     mega_kernel_fn kernel = pick_kernel(r, c);
     kernel<<<n_blocks, 32 * MEGA_WARPS, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
                                                 c->d_counters, tiles);
