@@ -83,8 +83,9 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     uint32_t npix = 1u << tiles.n_log2, per_chunk = tiles.chunk;
     /* Dynamic shared memory after the spheres: each warp's radiance, then
      * each warp's 32 shadow slots, which the toy kernels deal their shadow
-     * rays through (pw_trace_shadows); in the others NULL is a literal and
-     * the code that deals them compiles away. */
+     * rays through (pw_trace_shadows); in the others NULL is a literal, the
+     * code that deals them compiles away and the launch leaves the slots
+     * out (pw_cuda_render). */
     pw_vec3 *radiance = (pw_vec3 *)((char *)pw_shared_spheres + flat_bytes);
     pw_shadow_slot *slots = (pw_shadow_slot *)(radiance + ((blockDim.x / 32u * per_chunk) << tiles.n_log2));
     pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (tiles.n_log2 - tiles.w_log2),
@@ -328,11 +329,15 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     /* Dynamic shared memory: the spheres of a flat scene, then each warp's
-     * pool of radiance, then each warp's shadow slots (mega_tile). */
+     * pool of radiance, then, for the toy kernels, each warp's shadow slots
+     * (mega_tile). Only they use slots, and the 1,792 bytes would cost the
+     * others resident blocks at 16 samples a pixel and more. */
+    mega_kernel_fn kernel = pick_kernel(r, c);
+    int slots = kernel == pw_megakernel_toy_list || kernel == pw_megakernel_toy_groups ||
+                kernel == pw_megakernel_toy_bvh;
     size_t smem = pw_cuda_flat_bytes(&c->scene.view) +
                   ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3) +
-                  (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot);
-    mega_kernel_fn kernel = pick_kernel(r, c);
+                  (slots ? (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot) : 0);
     kernel<<<n_blocks, 32 * MEGA_WARPS, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
                                                 c->d_counters, tiles);
     PW_CUDA_LAUNCH_CHECK("pw_megakernel");
