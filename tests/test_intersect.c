@@ -44,6 +44,10 @@ static void sphere_t_range(void **state)
     assert_true(pw_intersect_sphere(o, d, c, 1.0f, 0.0f, 4.0f) < 0.0f);
     /* A window that holds only the far root. */
     assert_float_equal(pw_intersect_sphere(o, d, c, 1.0f, 4.0f, 7.0f), 6.0f, 1e-6f);
+    /* A negative tmin admits a sphere behind the origin (roots -4 and -6):
+     * the shortcut that skips spheres behind holds only for tmin >= 0. */
+    assert_float_equal(pw_intersect_sphere(o, v3(0, 0, -1), c, 1.0f, -10.0f, PW_INF), -6.0f, 1e-6f);
+    assert_float_equal(pw_intersect_sphere(o, v3(0, 0, -1), c, 1.0f, -5.0f, PW_INF), -4.0f, 1e-6f);
 }
 
 static void sphere_tangent(void **state)

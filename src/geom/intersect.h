@@ -19,8 +19,14 @@ PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float 
     float disc = r2 - fmaf(l.z, l.z, fmaf(l.y, l.y, l.x * l.x));
     if (disc < 0.0f)
         return -1.0f;
-    float q = b + copysignf(sqrtf(disc), b);
     float cc = fmaf(f.z, f.z, fmaf(f.y, f.y, f.x * f.x)) - r2;
+    /* Outside the sphere (cc > 0) with its centre behind (b < 0), both
+     * roots are negative (q = b - sqrt(disc) < 0 and cc / q < 0): no hit
+     * above a tmin >= 0, and the square root and the division are spared.
+     * Most rays start on a surface they leave, with spheres behind them. */
+    if (b < 0.0f && cc > 0.0f && tmin >= 0.0f)
+        return -1.0f;
+    float q = b + copysignf(sqrtf(disc), b);
     float t0 = q != 0.0f ? cc / q : 0.0f, t1 = q;
     float tn = pw_minf(t0, t1), tf = pw_maxf(t0, t1);
     if (tn > tmin && tn < tmax)
