@@ -62,6 +62,17 @@ static inline void pw_sphere_quad8_roots(const pw_sphere_quad8 *k, __m256 *tn, _
     *tf = _mm256_max_ps(t0, q);
 }
 
+/* The lanes that may hit: disc >= 0, and not outside the sphere with its
+ * centre behind (the shortcut of pw_intersect_sphere, taken where
+ * behind_ok: tmin >= 0), so the roots can be skipped when none may. */
+static inline __m256 pw_sphere_quad8_may_hit(const pw_sphere_quad8 *k, __m256 behind_ok)
+{
+    __m256 zero = _mm256_setzero_ps();
+    __m256 behind = _mm256_and_ps(
+        _mm256_and_ps(_mm256_cmp_ps(k->b, zero, _CMP_LT_OQ), _mm256_cmp_ps(k->cc, zero, _CMP_GT_OQ)), behind_ok);
+    return _mm256_andnot_ps(behind, _mm256_cmp_ps(k->disc, zero, _CMP_GE_OQ));
+}
+
 /* One block of 8 spheres against the ray, folded into the running per-lane
  * nearest hit (*best, *best_prim; best starts at tmax, so only closer hits
  * qualify). Each lane performs exactly the operations of
@@ -74,14 +85,7 @@ static inline int pw_sphere8_test(const pw_sphere8 *l, const pw_ray8 *r, __m256 
     __m256 fy = _mm256_sub_ps(r->oy, _mm256_loadu_ps(l->cy));
     __m256 fz = _mm256_sub_ps(r->oz, _mm256_loadu_ps(l->cz));
     pw_sphere_quad8 k = pw_sphere_quad8_make(fx, fy, fz, r->dx, r->dy, r->dz, _mm256_loadu_ps(l->r2));
-    /* A sphere the origin is outside of (cc > 0) with its centre behind
-     * (b < 0) has both roots q = b - sqrt(disc) < 0 and cc / q < 0: no hit
-     * above a tmin >= 0 (behind_ok is all ones then). Most rays start on
-     * a surface they leave, so this spares the root and the division. */
-    __m256 zero = _mm256_setzero_ps();
-    __m256 behind = _mm256_and_ps(
-        _mm256_and_ps(_mm256_cmp_ps(k.b, zero, _CMP_LT_OQ), _mm256_cmp_ps(k.cc, zero, _CMP_GT_OQ)), behind_ok);
-    if (_mm256_movemask_ps(_mm256_andnot_ps(behind, _mm256_cmp_ps(k.disc, zero, _CMP_GE_OQ))) == 0)
+    if (_mm256_movemask_ps(pw_sphere_quad8_may_hit(&k, behind_ok)) == 0)
         return 0;
     __m256 tn, tf;
     pw_sphere_quad8_roots(&k, &tn, &tf);
@@ -185,12 +189,9 @@ static inline __m256 pw_sphere_rays8_test(const pw_sphere8 *l, int j, const pw_r
     __m256 fy = _mm256_sub_ps(r->oy, _mm256_broadcast_ss(&l->cy[j]));
     __m256 fz = _mm256_sub_ps(r->oz, _mm256_broadcast_ss(&l->cz[j]));
     pw_sphere_quad8 k = pw_sphere_quad8_make(fx, fy, fz, r->dx, r->dy, r->dz, _mm256_broadcast_ss(&l->r2[j]));
-    __m256 zero = _mm256_setzero_ps();
-    __m256 behind = _mm256_and_ps(
-        _mm256_and_ps(_mm256_cmp_ps(k.b, zero, _CMP_LT_OQ), _mm256_cmp_ps(k.cc, zero, _CMP_GT_OQ)), behind_ok);
-    __m256 may = _mm256_and_ps(_mm256_andnot_ps(behind, _mm256_cmp_ps(k.disc, zero, _CMP_GE_OQ)), m);
+    __m256 may = _mm256_and_ps(pw_sphere_quad8_may_hit(&k, behind_ok), m);
     if (_mm256_movemask_ps(may) == 0)
-        return zero;
+        return _mm256_setzero_ps();
     __m256 tn, tf;
     pw_sphere_quad8_roots(&k, &tn, &tf);
     /* The nearer root if it lies past lo, else the farther: where the
