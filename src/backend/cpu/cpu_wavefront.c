@@ -174,8 +174,10 @@ static pw_status setup(pw_renderer *r, cpu_wave **out)
     uint32_t cap = pw_wave_wanted_paths(npix, split, CPU_WAVE_CAP);
     if (cap > CPU_WAVE_CAP)
         cap = CPU_WAVE_CAP;
-    if (r->settings.wave_paths > 0 && (uint32_t)r->settings.wave_paths < cap)
-        cap = (uint32_t)r->settings.wave_paths;
+    const char *paths = getenv("PATHWAVE_WAVE_PATHS");
+    unsigned long limit = paths && *paths ? strtoul(paths, NULL, 10) : (unsigned long)r->settings.wave_paths;
+    if (limit > 0 && limit < cap)
+        cap = (uint32_t)limit;
     if (cap < split)
         cap = split;
     uint32_t per = pw_wave_shadows_per_path(&r->view, r->params.light_mode);
