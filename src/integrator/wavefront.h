@@ -228,16 +228,19 @@ PW_HD void pw_wf_extend(const pw_wave *w, const pw_scene_view *s, const uint32_t
 }
 
 /* Shades path p (hit h) in slot pi: emission, shadow rays into the shadow
- * queue, the next segment into the next ray queue. */
+ * queue, the next segment into the next ray queue. kinds: the material
+ * kinds the scene holds (a literal in the GPU's kernels, so that those for
+ * the basic materials leave the microfacet code out, as the megakernel's
+ * do). */
 PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t *next_queue,
-                           uint32_t pi, pw_path p, const pw_hit *h)
+                           uint32_t pi, pw_path p, const pw_hit *h, uint32_t kinds)
 {
     pw_shadow_ray sh[PW_MAX_SHADOW];
     int n = 0, alive = 0;
     if (h->prim == PW_NO_HIT)
         pw_path_miss(s, prm, &p);
     else
-        alive = pw_path_shade(s, prm, &p, h, sh, &n, PW_KINDS_ALL);
+        alive = pw_path_shade(s, prm, &p, h, sh, &n, kinds);
     uint32_t first = pw_wf_alloc(&w->counters[PW_WF_SHADOWS], (uint32_t)n);
     for (int k = 0; k < n; k++) {
         uint32_t j = first + (uint32_t)k;
@@ -257,7 +260,7 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
  * it spawns prm->split children in new slots (one atomic per warp), each
  * shading the hit with 1/split of the throughput (pw_path_child). */
 PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, const uint32_t *queue,
-                       uint32_t *next_queue, uint32_t i)
+                       uint32_t *next_queue, uint32_t i, uint32_t kinds)
 {
     uint32_t pi = queue[i];
     pw_path p = pw_wf_load(w, pi);
@@ -273,7 +276,7 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
         uint32_t ci = k == 0 ? pi : base + k - 1;
         if (k > 0)
             w->pixel[ci] = w->pixel[pi];
-        pw_wf_shade_one(w, s, prm, next_queue, ci, split > 1 ? pw_path_child(&p, k, split) : p, &h);
+        pw_wf_shade_one(w, s, prm, next_queue, ci, split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
     }
 }
 
@@ -336,11 +339,11 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
  * it. Rays cast are added to *ext_rays and *shadow_rays. */
 PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
                              const uint32_t *queue, uint32_t i, float *sum, uint32_t *ext_rays,
-                             uint32_t *shadow_rays)
+                             uint32_t *shadow_rays, uint32_t kinds)
 {
     uint32_t pi = queue[i];
     pw_path p = pw_wf_load(w, pi);
-    pw_path_finish(s, prm, &p, PW_KINDS_ALL, ext_rays, shadow_rays);
+    pw_path_finish(s, prm, &p, kinds, ext_rays, shadow_rays);
     pw_f4 b = pw_f4_load(&w->book[pi]);
     pw_f4_store(&w->book[pi], 0.0f, b.y, b.z, b.w); /* alive = 0 */
     pw_f4_store(&w->rad[pi], p.L.x, p.L.y, p.L.z, pw_int_as_float((int32_t)p.flags));

@@ -45,7 +45,7 @@ static void extend_body(void *p, uint32_t b, uint32_t e)
 static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t *next_queue, uint32_t b, uint32_t e)
 {
     for (uint32_t i = b; i < e; i++)
-        pw_wf_shade(w, &c->r->view, &c->r->params, c->queue, next_queue, i);
+        pw_wf_shade(w, &c->r->view, &c->r->params, c->queue, next_queue, i, c->r->params.kinds);
 }
 
 /* What one chunk of shade appends: its shadow records, shaded list and

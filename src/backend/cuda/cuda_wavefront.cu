@@ -86,16 +86,24 @@ __global__ void k_extend(pw_wave w, pw_scene_view v, const uint32_t *params)
     pw_wf_extend(&w, &v, queue, i);
 }
 
-/* k_shade keeps its 128 registers: capping it at 64 or 80 spilled and
- * measured 10-20% slower (docs/PERFORMANCE.md). */
-__global__ void k_shade(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params)
-{
-    pw_cuda_spheres_to_shared(&v);
-    const uint32_t *queue = QUEUE(params);
-    uint32_t *next = NEXT_QUEUE(params);
-    GRID_STRIDE(i, w.counters[PW_WF_RAYS])
-    pw_wf_shade(&w, &v, &prm, queue, next, i);
-}
+/* Shade and the tail are compiled twice: for every material kind, and for
+ * the basic ones only (a literal `kinds`, as in the megakernel's
+ * variants), which leaves the microfacet code out and needs 96 registers
+ * instead of 126 (pick_wave_kernels). Cornell box and Sponza +3%, toy and
+ * toy-small unchanged (docs/PERFORMANCE.md). The general k_shade keeps its
+ * registers: capping it at 64 or 80 spilled and measured 10-20% slower. */
+#define SHADE_KERNEL(name, kinds, min_blocks)                                                                      \
+    __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
+        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params)                             \
+    {                                                                                                              \
+        pw_cuda_spheres_to_shared(&v);                                                                             \
+        const uint32_t *queue = QUEUE(params);                                                                     \
+        uint32_t *next = NEXT_QUEUE(params);                                                                       \
+        GRID_STRIDE(i, w.counters[PW_WF_RAYS])                                                                     \
+        pw_wf_shade(&w, &v, &prm, queue, next, i, kinds);                                                          \
+    }
+SHADE_KERNEL(k_shade, PW_KINDS_ALL, 1)
+SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, 5)
 
 __global__ void k_connect(pw_wave w, pw_scene_view v)
 {
@@ -118,24 +126,28 @@ __global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params
 
 /* The last paths of a wave, each run to its end by one thread; capped at
  * 64 registers like the megakernel, whose loop it is. Runs after k_advance
- * (the bounce index already moved on), not after the last bounce. */
-__global__ void __launch_bounds__(WAVE_BLOCK, 8) k_finish_tail(pw_wave w, pw_scene_view v, pw_render_params prm,
-                                                               const uint32_t *params, float *sum,
-                                                               unsigned long long *totals)
-{
-    if (params[P_BOUNCE] > prm.max_depth)
-        return;
-    pw_cuda_spheres_to_shared(&v);
-    const uint32_t *queue = QUEUE(params);
-    uint32_t ext = 0, shadow = 0;
-    GRID_STRIDE(i, w.counters[PW_WF_TAIL])
-    pw_wf_finish_tail(&w, &v, &prm, queue, i, sum, &ext, &shadow);
-    uint32_t e = __reduce_add_sync(0xffffffffu, ext), s = __reduce_add_sync(0xffffffffu, shadow);
-    if (threadIdx.x % 32u == 0u && (e || s)) {
-        atomicAdd(&totals[0], (unsigned long long)e);
-        atomicAdd(&totals[1], (unsigned long long)s);
+ * (the bounce index already moved on), not after the last bounce. Two
+ * variants, as for shade. */
+#define TAIL_KERNEL(name, kinds)                                                                                   \
+    __global__ void __launch_bounds__(WAVE_BLOCK, 8)                                                               \
+        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, float *sum,                 \
+             unsigned long long *totals)                                                                           \
+    {                                                                                                              \
+        if (params[P_BOUNCE] > prm.max_depth)                                                                      \
+            return;                                                                                                \
+        pw_cuda_spheres_to_shared(&v);                                                                             \
+        const uint32_t *queue = QUEUE(params);                                                                     \
+        uint32_t ext = 0, shadow = 0;                                                                              \
+        GRID_STRIDE(i, w.counters[PW_WF_TAIL])                                                                     \
+        pw_wf_finish_tail(&w, &v, &prm, queue, i, sum, &ext, &shadow, kinds);                                      \
+        uint32_t e = __reduce_add_sync(0xffffffffu, ext), s = __reduce_add_sync(0xffffffffu, shadow);            \
+        if (threadIdx.x % 32u == 0u && (e || s)) {                                                                 \
+            atomicAdd(&totals[0], (unsigned long long)e);                                                          \
+            atomicAdd(&totals[1], (unsigned long long)s);                                                          \
+        }                                                                                                          \
     }
-}
+TAIL_KERNEL(k_finish_tail, PW_KINDS_ALL)
+TAIL_KERNEL(k_finish_tail_basic, PW_KINDS_BASIC)
 
 /* Closes a bounce: counts its rays, makes the next queue current, or hands
  * it to k_finish_tail when it holds at most tail_max paths. In the graph it
@@ -268,6 +280,20 @@ static cudaError_t launch_generate(pw_renderer *r, cuda_state *c)
     return e;
 }
 
+typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *);
+typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
+                               unsigned long long *);
+
+/* The shade and tail kernels for this render's materials.
+ * PATHWAVE_WAVE_GENERAL=1 keeps the general ones, to compare. */
+static void pick_wave_kernels(const pw_renderer *r, shade_kernel_fn *shade, tail_kernel_fn *tail)
+{
+    const char *general = getenv("PATHWAVE_WAVE_GENERAL");
+    int basic = r->params.kinds == PW_KINDS_BASIC && !(general && *general == '1');
+    *shade = basic ? k_shade_basic : k_shade;
+    *tail = basic ? k_finish_tail_basic : k_finish_tail;
+}
+
 /* One bounce's kernels on cw->stream; with events, each stage is marked
  * (event k of the bounce just before stage k, event 5 after the last). In
  * the graph, loop_handle is the WHILE node's condition. */
@@ -286,7 +312,10 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
     MARK(1);
     STEP((k_extend<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params)));
     MARK(2);
-    STEP((k_shade<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params)));
+    shade_kernel_fn shade;
+    tail_kernel_fn tail;
+    pick_wave_kernels(r, &shade, &tail);
+    STEP((shade<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params)));
     MARK(3);
     STEP((k_connect<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view)));
     MARK(4);
@@ -295,8 +324,8 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
     STEP((k_advance<<<1, 1, 0, st>>>(cw->w, cw->d_totals, cw->d_log, cw->d_params, cw->tail_max, r->params.max_depth,
                                      loop_handle, loop)));
     if (cw->tail_max > 0)
-        STEP((k_finish_tail<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params,
-                                                                c->d_sum, cw->d_totals)));
+        STEP((tail<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params, c->d_sum,
+                                                       cw->d_totals)));
 #undef MARK
     return e;
 }
