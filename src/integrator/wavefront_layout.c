@@ -1,5 +1,6 @@
 #include "integrator/wavefront_layout.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Walks the arrays in one fixed order; with w NULL it only measures. */
@@ -64,6 +65,15 @@ uint32_t pw_wave_wanted_paths(uint32_t npix, uint32_t split, uint32_t max_paths)
     if (split <= 1 && want > max_paths)
         want = npix > max_paths ? npix : max_paths;
     return want > UINT32_MAX ? UINT32_MAX : (uint32_t)want;
+}
+
+uint32_t pw_wave_path_limit(int settings_wave_paths)
+{
+    const char *paths = getenv("PATHWAVE_WAVE_PATHS");
+    unsigned long limit = paths && *paths           ? strtoul(paths, NULL, 10)
+                          : settings_wave_paths > 0 ? (unsigned long)settings_wave_paths
+                                                    : 0ul;
+    return limit > UINT32_MAX ? UINT32_MAX : (uint32_t)limit;
 }
 
 void pw_wave_plan(uint32_t cap, uint32_t npix, uint32_t split, uint32_t spp_left, uint32_t *pixels,

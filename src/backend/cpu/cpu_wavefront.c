@@ -48,32 +48,59 @@ static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t *next_que
         pw_wf_shade(w, &c->r->view, &c->r->params, c->queue, next_queue, i, c->r->params.kinds);
 }
 
-/* What one chunk of shade appends: its shadow records, shaded list and
- * next-queue entries, before they join the wave's queues. */
+/* What a piece of at most CHUNK shade items makes (without splitting: a
+ * shaded entry, at most one next-queue entry and PW_MAX_SHADOW shadow
+ * records an item), before it joins the wave's queues. */
 typedef struct shade_out {
     uint32_t counters[PW_WF_COUNTERS];
     pw_f4 s_org[CHUNK * PW_MAX_SHADOW], s_dir[CHUNK * PW_MAX_SHADOW], s_contrib[CHUNK * PW_MAX_SHADOW];
     uint32_t shaded[CHUNK], next[CHUNK];
 } shade_out;
 
-/* Appends n items of src to the queue counted by counters[k] of the wave;
- * returns where they went. */
-static uint32_t append(uint32_t *counters, int k, uint32_t n)
+/* Reserves n slots of the queue counted by counters[k]; returns the first. */
+static uint32_t reserve(uint32_t *counters, int k, uint32_t n)
 {
     return n ? __atomic_fetch_add(&counters[k], n, __ATOMIC_RELAXED) : 0u;
 }
 
+/* Shades items [b, e), at most CHUNK of them, into o, then moves what they
+ * made into the wave's queues; the paths' shadow ranges move along with
+ * their records. Which slots items take does not change the image
+ * (resolve and gather add in path and sample order). */
+static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e)
+{
+    const pw_wave *w = c->w;
+    pw_wave lw = *w;
+    memset(o->counters, 0, sizeof o->counters);
+    lw.counters = o->counters;
+    lw.s_org = o->s_org, lw.s_dir = o->s_dir, lw.s_contrib = o->s_contrib;
+    lw.shaded = o->shaded;
+    shade_items(c, &lw, o->next, b, e);
+
+    uint32_t n_sh = o->counters[PW_WF_SHADOWS], n_shaded = o->counters[PW_WF_SHADED],
+             n_next = o->counters[PW_WF_NEXT];
+    uint32_t sh = reserve(w->counters, PW_WF_SHADOWS, n_sh);
+    memcpy(w->s_org + sh, o->s_org, n_sh * sizeof *o->s_org);
+    memcpy(w->s_dir + sh, o->s_dir, n_sh * sizeof *o->s_dir);
+    memcpy(w->s_contrib + sh, o->s_contrib, n_sh * sizeof *o->s_contrib);
+    for (uint32_t k = 0; k < n_shaded && sh; k++) {
+        pw_f4 *book = &w->book[o->shaded[k]];
+        pw_f4 v = pw_f4_load(book);
+        pw_f4_store(book, v.x, pw_int_as_float((int32_t)(pw_f4_bits(v.y) + sh)), v.z, v.w);
+    }
+    memcpy(w->shaded + reserve(w->counters, PW_WF_SHADED, n_shaded), o->shaded, n_shaded * sizeof *o->shaded);
+    memcpy(c->next_queue + reserve(w->counters, PW_WF_NEXT, n_next), o->next, n_next * sizeof *o->next);
+}
+
 /* Shade takes queue slots item by item through the wave's shared counters
- * (pw_wf_alloc). On the CPU each of those atomics moved a cache line from
- * core to core, and the threads' entries interleaved in the queues, so
- * that stores to one line came from both: two threads shaded toy only 14%
- * faster than one. So a chunk is shaded into outputs of its own (a copy of
- * the wave whose counters, shadow records, shaded list and next queue are
- * the chunk's), which then join the wave's queues with one atomic per
- * queue; the paths' shadow ranges move along with their records. Which
- * slots items take does not change the image (resolve and gather add in
- * path and sample order). Ray splitting, whose children take new path
- * slots, shades straight into the wave. */
+ * (pw_wf_alloc: four atomics an item on the CPU). Each of them moved a
+ * cache line from core to core, and the threads' entries interleaved in
+ * the queues, so that stores to one line came from both: two threads
+ * shaded toy only 14% faster than one. So items are shaded in pieces of
+ * CHUNK into outputs of the piece's own (shade_piece), which join the
+ * wave's queues with one atomic a queue. Ray splitting shades straight
+ * into the wave: its children take new path slots from the wave's
+ * counter, and a split item makes more entries than a piece holds. */
 static void shade_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
@@ -82,26 +109,8 @@ static void shade_body(void *p, uint32_t b, uint32_t e)
         shade_items(c, c->w, c->next_queue, b, e);
         return;
     }
-    pw_wave lw = *c->w;
-    memset(o->counters, 0, sizeof o->counters);
-    lw.counters = o->counters;
-    lw.s_org = o->s_org, lw.s_dir = o->s_dir, lw.s_contrib = o->s_contrib;
-    lw.shaded = o->shaded;
-    shade_items(c, &lw, o->next, b, e);
-
-    const pw_wave *w = c->w;
-    uint32_t n_sh = o->counters[PW_WF_SHADOWS], n_shaded = o->counters[PW_WF_SHADED],
-             n_next = o->counters[PW_WF_NEXT];
-    uint32_t sh = append(w->counters, PW_WF_SHADOWS, n_sh);
-    memcpy(w->s_org + sh, o->s_org, n_sh * sizeof *o->s_org);
-    memcpy(w->s_dir + sh, o->s_dir, n_sh * sizeof *o->s_dir);
-    memcpy(w->s_contrib + sh, o->s_contrib, n_sh * sizeof *o->s_contrib);
-    for (uint32_t k = 0; k < n_shaded && sh; k++) {
-        pw_f4 *book = &w->book[o->shaded[k]];
-        book->y = pw_int_as_float((int32_t)(pw_f4_bits(book->y) + sh));
-    }
-    memcpy(w->shaded + append(w->counters, PW_WF_SHADED, n_shaded), o->shaded, n_shaded * sizeof *o->shaded);
-    memcpy(c->next_queue + append(w->counters, PW_WF_NEXT, n_next), o->next, n_next * sizeof *o->next);
+    for (uint32_t i = b; i < e; i += CHUNK)
+        shade_piece(c, o, i, e - i < CHUNK ? e : i + CHUNK);
     free(o);
 }
 
@@ -174,10 +183,9 @@ static pw_status setup(pw_renderer *r, cpu_wave **out)
     uint32_t cap = pw_wave_wanted_paths(npix, split, CPU_WAVE_CAP);
     if (cap > CPU_WAVE_CAP)
         cap = CPU_WAVE_CAP;
-    const char *paths = getenv("PATHWAVE_WAVE_PATHS");
-    unsigned long limit = paths && *paths ? strtoul(paths, NULL, 10) : (unsigned long)r->settings.wave_paths;
+    uint32_t limit = pw_wave_path_limit(r->settings.wave_paths);
     if (limit > 0 && limit < cap)
-        cap = (uint32_t)limit;
+        cap = limit;
     if (cap < split)
         cap = split;
     uint32_t per = pw_wave_shadows_per_path(&r->view, r->params.light_mode);

@@ -29,6 +29,10 @@
  * 8M paths are 0.9-1.6 GB of state (1-2 shadow records a path). */
 #define WAVE_MAX_PATHS (1u << 23)
 
+typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *);
+typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
+                               unsigned long long *);
+
 typedef struct cuda_wave {
     pw_wave w;                    /* device pointers */
     void *mem;
@@ -40,6 +44,8 @@ typedef struct cuda_wave {
     cudaGraphConditionalHandle loop_handle; /* the bounce loop's condition */
     int grid;                     /* blocks of WAVE_BLOCK threads that fill the GPU */
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
+    shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
+    tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
     cudaEvent_t *ev;              /* stage statistics: (PW_STAGE_COUNT + 1) events per bounce */
     int n_ev;
 } cuda_wave;
@@ -89,9 +95,10 @@ __global__ void k_extend(pw_wave w, pw_scene_view v, const uint32_t *params)
 /* Shade and the tail are compiled twice: for every material kind, and for
  * the basic ones only (a literal `kinds`, as in the megakernel's
  * variants), which leaves the microfacet code out and needs 96 registers
- * instead of 126 (pick_wave_kernels). Cornell box and Sponza +3%, toy and
- * toy-small unchanged (docs/PERFORMANCE.md). The general k_shade keeps its
- * registers: capping it at 64 or 80 spilled and measured 10-20% slower. */
+ * instead of 126 (pick_wave_kernels): +1-2% on the Cornell box, Sponza,
+ * the bunny and rtiow, -1.3% on toy (docs/PERFORMANCE.md). The general
+ * k_shade keeps its registers: capping it at 64 or 80 spilled and
+ * measured 10-20% slower. */
 #define SHADE_KERNEL(name, kinds, min_blocks)                                                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params)                             \
@@ -176,6 +183,16 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
         cudaGraphSetConditional(loop_handle, !tail && bounce + 1u <= max_depth);
 }
 
+/* The shade and tail kernels for this render's materials.
+ * PATHWAVE_WAVE_GENERAL=1 keeps the general ones, to compare. */
+static void pick_wave_kernels(const pw_renderer *r, shade_kernel_fn *shade, tail_kernel_fn *tail)
+{
+    const char *general = getenv("PATHWAVE_WAVE_GENERAL");
+    int basic = r->params.kinds == PW_KINDS_BASIC && !(general && *general == '1');
+    *shade = basic ? k_shade_basic : k_shade;
+    *tail = basic ? k_finish_tail_basic : k_finish_tail;
+}
+
 static pw_status wave_setup(pw_renderer *r, cuda_state *c)
 {
     cuda_wave *cw = (cuda_wave *)calloc(1, sizeof *cw);
@@ -191,12 +208,9 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     size_t fit = free_b / 2 / pw_wave_bytes_per_path(per);
     uint32_t want = pw_wave_wanted_paths(npix, split, WAVE_MAX_PATHS);
     uint32_t cap = want < fit ? want : (uint32_t)fit;
-    /* The settings' wave_paths (or PATHWAVE_WAVE_PATHS=N, for comparisons)
-     * caps the path slots of a wave. */
-    const char *paths = getenv("PATHWAVE_WAVE_PATHS");
-    unsigned long limit = paths && *paths ? strtoul(paths, NULL, 10) : (unsigned long)r->settings.wave_paths;
+    uint32_t limit = pw_wave_path_limit(r->settings.wave_paths);
     if (limit > 0 && limit < cap)
-        cap = (uint32_t)limit;
+        cap = limit;
     if (cap < split)
         cap = split;
     if (fit < 1024)
@@ -221,6 +235,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_extend, WAVE_BLOCK, smem));
     cw->grid = sms * (per_sm > 0 ? per_sm : 4);
+    pick_wave_kernels(r, &cw->shade, &cw->tail);
     /* A queue shorter than the threads the GPU holds at once cannot hide a
      * stage's latency, so from there on paths are finished in one kernel
      * (measured: docs/PERFORMANCE.md). PATHWAVE_WAVE_TAIL=N sets the
@@ -280,20 +295,6 @@ static cudaError_t launch_generate(pw_renderer *r, cuda_state *c)
     return e;
 }
 
-typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *);
-typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
-                               unsigned long long *);
-
-/* The shade and tail kernels for this render's materials.
- * PATHWAVE_WAVE_GENERAL=1 keeps the general ones, to compare. */
-static void pick_wave_kernels(const pw_renderer *r, shade_kernel_fn *shade, tail_kernel_fn *tail)
-{
-    const char *general = getenv("PATHWAVE_WAVE_GENERAL");
-    int basic = r->params.kinds == PW_KINDS_BASIC && !(general && *general == '1');
-    *shade = basic ? k_shade_basic : k_shade;
-    *tail = basic ? k_finish_tail_basic : k_finish_tail;
-}
-
 /* One bounce's kernels on cw->stream; with events, each stage is marked
  * (event k of the bounce just before stage k, event 5 after the last). In
  * the graph, loop_handle is the WHILE node's condition. */
@@ -312,10 +313,7 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
     MARK(1);
     STEP((k_extend<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params)));
     MARK(2);
-    shade_kernel_fn shade;
-    tail_kernel_fn tail;
-    pick_wave_kernels(r, &shade, &tail);
-    STEP((shade<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params)));
+    STEP((cw->shade<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params)));
     MARK(3);
     STEP((k_connect<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view)));
     MARK(4);
@@ -324,8 +322,8 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
     STEP((k_advance<<<1, 1, 0, st>>>(cw->w, cw->d_totals, cw->d_log, cw->d_params, cw->tail_max, r->params.max_depth,
                                      loop_handle, loop)));
     if (cw->tail_max > 0)
-        STEP((tail<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params, c->d_sum,
-                                                       cw->d_totals)));
+        STEP((cw->tail<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params, c->d_sum,
+                                                           cw->d_totals)));
 #undef MARK
     return e;
 }
