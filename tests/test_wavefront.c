@@ -3,7 +3,7 @@
  * the same order, so their images must be bit-identical: any difference
  * means a stage lost, repeated or reordered work (a shadow ray resolved
  * twice, a path dropped from a queue, a wave overlapping the next). */
-#include "test_common.h"
+#include "test_render_util.h"
 
 #include "pathwave.h"
 #include "integrator/wavefront.h"
@@ -55,10 +55,8 @@ static float *render_split(pw_scene *s, pw_backend b, int w, int h, int spp, int
     return rgb;
 }
 
-static void check_identical(const char *name, int w, int h, int spp, int wave_paths)
+static void check_identical_scene(const char *name, pw_scene *s, int w, int h, int spp, int wave_paths)
 {
-    pw_scene *s;
-    assert_int_equal(pw_scene_builtin(name, &s), PW_OK);
     pw_render_stats a, b;
     float *mega = render(s, PW_BACKEND_CPU, w, h, spp, 0, &a);
     float *wave = render(s, PW_BACKEND_CPU_WAVE, w, h, spp, wave_paths, &b);
@@ -73,6 +71,13 @@ static void check_identical(const char *name, int w, int h, int spp, int wave_pa
     assert_true(a.camera_rays == b.camera_rays && a.bounce_rays == b.bounce_rays && a.shadow_rays == b.shadow_rays);
     free(mega);
     free(wave);
+}
+
+static void check_identical(const char *name, int w, int h, int spp, int wave_paths)
+{
+    pw_scene *s;
+    assert_int_equal(pw_scene_builtin(name, &s), PW_OK);
+    check_identical_scene(name, s, w, h, spp, wave_paths);
     pw_scene_free(s);
 }
 
@@ -108,6 +113,17 @@ static void test_toy_tile_order(void **state)
     assert_int_equal(pw_wf_tile_pixel(&prm, 9), 1 * 24 + 1);
     assert_int_equal(pw_wf_tile_pixel(&prm, 32), 8);
     check_identical("toy", 64, 36, 3, 0);
+}
+
+/* Eight toy lights: a Lambert hit makes up to PW_MAX_SHADOW shadow rays,
+ * so shade fills the buffers each piece of CHUNK items appends from
+ * (cpu_wavefront.c) to their size. */
+static void test_eight_toy_lights(void **state)
+{
+    (void)state;
+    pw_scene *s = test_scene_eight_toy_lights(30);
+    check_identical_scene("eight toy lights", s, 80, 45, 2, 0);
+    pw_scene_free(s);
 }
 
 /* Waves of several samples of every pixel: room for two, so 5 samples go
@@ -199,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_toy_tile_order),
         cmocka_unit_test(test_cornell_in_waves),
         cmocka_unit_test(test_rtiow),
+        cmocka_unit_test(test_eight_toy_lights),
         cmocka_unit_test(test_toy_multi_sample_waves),
         cmocka_unit_test(test_split_mega_vs_wave),
         cmocka_unit_test(test_split_unbiased),

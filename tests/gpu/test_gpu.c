@@ -123,35 +123,10 @@ static void test_agree_toy(void **state)
     pw_scene_free(s);
 }
 
-/* The toy estimator with PW_MAX_SHADOW (8) sphere lights: a Lambert hit
- * makes a shadow ray to each light it did not hit, so a warp deals out up
- * to 256 shadow rays in turns of 32 (pw_trace_shadows). With 14 spheres
- * the toy kernel walks the sphere list, with 30 the sphere groups. */
-static pw_scene *eight_lights(int n_spheres)
-{
-    pw_scene *s = pw_scene_new("eight lights");
-    assert_non_null(s);
-    uint32_t mats[3] = {pw_scene_add_material(s, pw_lambert(.6f, .6f, .6f)),
-                        pw_scene_add_material(s, pw_metal(.8f, .7f, .6f, .2f)),
-                        pw_scene_add_material(s, pw_dielectric(1.5f))};
-    assert_int_equal(pw_scene_add_sphere(s, v3(0, -100.5f, -1), 100.0f, mats[0]), PW_OK);
-    for (int i = 0; i < 8; i++) {
-        float a = 0.785f * (float)i;
-        uint32_t m = pw_scene_add_material(
-            s, pw_emissive(pw_lambert(.5f, .5f, .5f), 2.0f + (float)i, 6.0f - .5f * (float)i, 3.0f));
-        assert_int_equal(pw_scene_add_sphere(s, v3(2.0f * cosf(a), 1.2f, -1.5f + 1.5f * sinf(a)), 0.15f, m), PW_OK);
-    }
-    for (int i = 9; i < n_spheres; i++) {
-        float x = -2.5f + 0.9f * (float)(i % 7), z = -0.5f - 0.9f * (float)(i / 7);
-        assert_int_equal(pw_scene_add_sphere(s, v3(x, -0.2f, z), 0.3f, mats[i % 3]), PW_OK);
-    }
-    s->cam.look_from = v3(0, 2, 3);
-    s->cam.look_at = v3(0, 0, -1);
-    s->cam.aperture = 0.0f;
-    s->defaults.light_mode = PW_LIGHT_MODE_TOY;
-    return s;
-}
-
+/* The toy estimator with PW_MAX_SHADOW (8) sphere lights
+ * (test_scene_eight_toy_lights): a warp deals out up to 256 shadow rays
+ * in turns of 32 (pw_trace_shadows). With 14 spheres the toy kernel walks
+ * the sphere list, with 30 the sphere groups. */
 static void test_agree_many_toy_lights(void **state)
 {
     (void)state;
@@ -159,7 +134,7 @@ static void test_agree_many_toy_lights(void **state)
         skip();
     const int sizes[2] = {14, 30};
     for (int k = 0; k < 2; k++) {
-        pw_scene *s = eight_lights(sizes[k]);
+        pw_scene *s = test_scene_eight_toy_lights(sizes[k]);
         char name[64];
         snprintf(name, sizeof name, "eight toy lights, %d spheres", sizes[k]);
         check_agreement(name, s, 97, 61, 4); /* tiles cut by the image's edge */
