@@ -57,12 +57,6 @@ typedef struct shade_out {
     uint32_t shaded[CHUNK], next[CHUNK];
 } shade_out;
 
-/* Reserves n slots of the queue counted by counters[k]; returns the first. */
-static uint32_t reserve(uint32_t *counters, int k, uint32_t n)
-{
-    return n ? __atomic_fetch_add(&counters[k], n, __ATOMIC_RELAXED) : 0u;
-}
-
 /* Shades items [b, e), at most CHUNK of them, into o, then moves what they
  * made into the wave's queues; the paths' shadow ranges move along with
  * their records. Which slots items take does not change the image
@@ -79,7 +73,7 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
 
     uint32_t n_sh = o->counters[PW_WF_SHADOWS], n_shaded = o->counters[PW_WF_SHADED],
              n_next = o->counters[PW_WF_NEXT];
-    uint32_t sh = reserve(w->counters, PW_WF_SHADOWS, n_sh);
+    uint32_t sh = pw_wf_alloc(&w->counters[PW_WF_SHADOWS], n_sh);
     memcpy(w->s_org + sh, o->s_org, n_sh * sizeof *o->s_org);
     memcpy(w->s_dir + sh, o->s_dir, n_sh * sizeof *o->s_dir);
     memcpy(w->s_contrib + sh, o->s_contrib, n_sh * sizeof *o->s_contrib);
@@ -88,8 +82,8 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
         pw_f4 v = pw_f4_load(book);
         pw_f4_store(book, v.x, pw_int_as_float((int32_t)(pw_f4_bits(v.y) + sh)), v.z, v.w);
     }
-    memcpy(w->shaded + reserve(w->counters, PW_WF_SHADED, n_shaded), o->shaded, n_shaded * sizeof *o->shaded);
-    memcpy(c->next_queue + reserve(w->counters, PW_WF_NEXT, n_next), o->next, n_next * sizeof *o->next);
+    memcpy(w->shaded + pw_wf_alloc(&w->counters[PW_WF_SHADED], n_shaded), o->shaded, n_shaded * sizeof *o->shaded);
+    memcpy(c->next_queue + pw_wf_alloc(&w->counters[PW_WF_NEXT], n_next), o->next, n_next * sizeof *o->next);
 }
 
 /* Shade takes queue slots item by item through the wave's shared counters
