@@ -28,7 +28,7 @@ enum {
     PW_WF_RAYS = 0,    /* items in the current ray queue */
     PW_WF_NEXT = 1,    /* items appended to the next ray queue */
     PW_WF_SHADOWS = 2, /* items in the shadow queue */
-    PW_WF_SHADED = 3,  /* paths shaded this bounce (ray splitting adds children) */
+    PW_WF_SHADED = 3,  /* paths resolve visits this bounce: with shadow rays, or split children that ended */
     PW_WF_SLOTS = 4,   /* path slots in use */
     PW_WF_TAIL = 5,    /* paths of the current queue left to pw_wf_finish_tail (GPU) */
     PW_WF_COUNTERS = 8
@@ -46,8 +46,9 @@ PW_SIZE_CHECK(pw_f4, 16);
  *   org: ray origin, BSDF pdf 16; dir: ray direction, depth 16;
  *   thr: throughput, RNG key 16; rad: radiance, flags 16;
  *   hit: t, prim, u, v 16; book: alive, shadow range (first, count) 16
- *   (one word unused); pixel 4; entries in the two ray queues and the
- *   shaded list 12.
+ *   (one word unused; written only for the paths resolve visits); pixel
+ *   4; entries in the two ray queues and the resolve list 12. A finished
+ *   path's slot is left with its radiance alone.
  * Why groups: after the first bounces the surviving paths are a sparse
  * subset of the slots, so a warp's accesses scatter, and each 4-byte field
  * cost a whole 32-byte sector: Nsight Compute measured 1.3 KB of DRAM
@@ -62,7 +63,7 @@ typedef struct pw_wave {
     pw_f4 *org, *dir, *thr, *rad, *hit, *book;
     uint32_t *pixel;      /* read only when a path finishes alone (ray splitting) */
     uint32_t *queue[2];   /* current and next ray queue (swapped each bounce) */
-    uint32_t *shaded;     /* paths shaded this bounce, children of a split included */
+    uint32_t *shaded;     /* paths resolve visits this bounce (pw_wf_shade_one) */
     pw_f4 *s_org, *s_dir, *s_contrib;
     uint32_t *s_visible;
     uint32_t *counters;   /* PW_WF_COUNTERS words */
@@ -209,7 +210,6 @@ PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_ren
     uint32_t pixel = pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_pixel(prm, p) : first_pixel + p;
     pw_path path = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
     pw_wf_store(w, i, &path);
-    pw_wf_book(w, i, 1, 0, 0);
     w->pixel[i] = pixel;
     w->queue[0][i] = i;
 }
@@ -248,9 +248,23 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
         pw_f4_store(&w->s_dir[j], sh[k].ray.d.x, sh[k].ray.d.y, sh[k].ray.d.z, 0.0f);
         pw_f4_store(&w->s_contrib[j], sh[k].contrib.x, sh[k].contrib.y, sh[k].contrib.z, 0.0f);
     }
-    pw_wf_book(w, pi, (uint32_t)alive, first, (uint32_t)n);
-    pw_wf_store(w, pi, &p);
-    w->shaded[pw_wf_alloc(&w->counters[PW_WF_SHADED], 1u)] = pi;
+    /* Resolve visits only the paths it has work for: those with shadow
+     * rays, and finished split children, which add their radiance to the
+     * pixel themselves. Any other path's radiance is final in its slot, so
+     * its bookkeeping is not written either (on toy most hits are metal,
+     * glass or sky, and on scenes without light sampling no path has
+     * shadow rays). */
+    int resolve = n > 0 || (prm->split > 1 && !alive);
+    uint32_t listed = pw_wf_alloc(&w->counters[PW_WF_SHADED], resolve ? 1u : 0u);
+    if (resolve) {
+        pw_wf_book(w, pi, (uint32_t)alive, first, (uint32_t)n);
+        w->shaded[listed] = pi;
+    }
+    /* A finished path leaves only its radiance, which gather reads. */
+    if (alive)
+        pw_wf_store(w, pi, &p);
+    else
+        pw_f4_store(&w->rad[pi], p.L.x, p.L.y, p.L.z, pw_int_as_float((int32_t)p.flags));
     uint32_t slot = pw_wf_alloc(&w->counters[PW_WF_NEXT], alive ? 1u : 0u);
     if (alive)
         next_queue[slot] = pi;
@@ -344,8 +358,6 @@ PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_
     uint32_t pi = queue[i];
     pw_path p = pw_wf_load(w, pi);
     pw_path_finish(s, prm, &p, kinds, ext_rays, shadow_rays);
-    pw_f4 b = pw_f4_load(&w->book[pi]);
-    pw_f4_store(&w->book[pi], 0.0f, b.y, b.z, b.w); /* alive = 0 */
     pw_f4_store(&w->rad[pi], p.L.x, p.L.y, p.L.z, pw_int_as_float((int32_t)p.flags));
     if (prm->split <= 1 || !(isfinite(p.L.x) && isfinite(p.L.y) && isfinite(p.L.z)))
         return;

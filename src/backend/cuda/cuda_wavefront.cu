@@ -42,7 +42,11 @@ typedef struct cuda_wave {
     cudaStream_t stream;
     cudaGraphExec_t graph;        /* a whole wave, built once */
     cudaGraphConditionalHandle loop_handle; /* the bounce loop's condition */
-    int grid;                     /* blocks of WAVE_BLOCK threads that fill the GPU */
+    /* Blocks of WAVE_BLOCK threads that fill the GPU, for each stage
+     * kernel: as many as can be resident at once (its registers and
+     * shared memory decide). A grid-stride kernel launched with more
+     * blocks than fit runs its last ones in a second, partly empty round. */
+    int g_extend, g_shade, g_connect, g_resolve, g_tail, g_gather;
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
     tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
@@ -193,6 +197,15 @@ static void pick_wave_kernels(const pw_renderer *r, shade_kernel_fn *shade, tail
     *tail = basic ? k_finish_tail_basic : k_finish_tail;
 }
 
+/* The blocks of WAVE_BLOCK threads of kernel fn that the GPU holds at once. */
+static pw_status resident_grid(const void *fn, size_t smem, int sms, int *grid)
+{
+    int per_sm = 0;
+    PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, WAVE_BLOCK, smem));
+    *grid = sms * (per_sm > 0 ? per_sm : 1);
+    return PW_OK;
+}
+
 static pw_status wave_setup(pw_renderer *r, cuda_state *c)
 {
     cuda_wave *cw = (cuda_wave *)calloc(1, sizeof *cw);
@@ -229,13 +242,19 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, N_PARAMS * sizeof(uint32_t)));
     r->stats.device_bytes += bytes + 2 * sizeof(unsigned long long) + (3 * PW_STATS_BOUNCES + N_PARAMS) * sizeof(uint32_t);
     PW_CUDA_TRY(cudaStreamCreateWithFlags(&cw->stream, cudaStreamNonBlocking));
-    int dev, sms, per_sm = 0;
+    int dev, sms;
     PW_CUDA_TRY(cudaGetDevice(&dev));
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
-    PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_extend, WAVE_BLOCK, smem));
-    cw->grid = sms * (per_sm > 0 ? per_sm : 4);
     pick_wave_kernels(r, &cw->shade, &cw->tail);
+    pw_status st;
+    if ((st = resident_grid((const void *)k_extend, smem, sms, &cw->g_extend)) != PW_OK ||
+        (st = resident_grid((const void *)cw->shade, smem, sms, &cw->g_shade)) != PW_OK ||
+        (st = resident_grid((const void *)k_connect, smem, sms, &cw->g_connect)) != PW_OK ||
+        (st = resident_grid((const void *)k_resolve, 0, sms, &cw->g_resolve)) != PW_OK ||
+        (st = resident_grid((const void *)cw->tail, smem, sms, &cw->g_tail)) != PW_OK ||
+        (st = resident_grid((const void *)k_gather, 0, sms, &cw->g_gather)) != PW_OK)
+        return st;
     /* A queue shorter than the threads the GPU holds at once cannot hide a
      * stage's latency, so from there on paths are finished in one kernel
      * (measured: docs/PERFORMANCE.md). PATHWAVE_WAVE_TAIL=N sets the
@@ -311,18 +330,18 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
             STEP(cudaEventRecord(EV(b, k), st));     \
     } while (0)
     MARK(1);
-    STEP((k_extend<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params)));
+    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params)));
     MARK(2);
-    STEP((cw->shade<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params)));
+    STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params)));
     MARK(3);
-    STEP((k_connect<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view)));
+    STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view)));
     MARK(4);
-    STEP((k_resolve<<<cw->grid, WAVE_BLOCK, 0, st>>>(cw->w, r->params, c->d_sum)));
+    STEP((k_resolve<<<cw->g_resolve, WAVE_BLOCK, 0, st>>>(cw->w, r->params, c->d_sum)));
     MARK(5);
     STEP((k_advance<<<1, 1, 0, st>>>(cw->w, cw->d_totals, cw->d_log, cw->d_params, cw->tail_max, r->params.max_depth,
                                      loop_handle, loop)));
     if (cw->tail_max > 0)
-        STEP((cw->tail<<<cw->grid, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params, c->d_sum,
+        STEP((cw->tail<<<cw->g_tail, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params, c->d_sum,
                                                            cw->d_totals)));
 #undef MARK
     return e;
@@ -333,7 +352,7 @@ static cudaError_t launch_gather(pw_renderer *r, cuda_state *c)
     cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
     if (r->params.split <= 1)
-        STEP((k_gather<<<cw->grid, WAVE_BLOCK, 0, cw->stream>>>(cw->w, r->params, cw->d_params, c->d_sum)));
+        STEP((k_gather<<<cw->g_gather, WAVE_BLOCK, 0, cw->stream>>>(cw->w, r->params, cw->d_params, c->d_sum)));
     return e;
 }
 
