@@ -42,28 +42,35 @@ typedef struct pw_f4 {
 PW_SIZE_CHECK(pw_f4, 16);
 
 /* Path state in structure-of-arrays form, each array a group of four
- * 4-byte fields that are read and written together (112 bytes a path):
- *   org: ray origin, BSDF pdf 16; dir: ray direction, depth 16;
- *   thr: throughput, RNG key 16; rad: radiance, flags 16;
- *   hit: t, prim, u, v 16; book: alive, shadow range (first, count) 16
- *   (one word unused; written only for the paths resolve visits); pixel
- *   4; entries in the two ray queues and the resolve list 12. A finished
- *   path's slot is left with its radiance alone.
- * Why groups: after the first bounces the surviving paths are a sparse
- * subset of the slots, so a warp's accesses scatter, and each 4-byte field
- * cost a whole 32-byte sector: Nsight Compute measured 1.3 KB of DRAM
- * traffic per path in a late bounce's shade kernel. A group is one sector.
- * Directions and throughputs are kept as full floats: packing them would
- * change the paths against the megakernel. Shadow records are 52 bytes:
- *   origin, distance 16; direction 16; contribution 16 (its w unused);
- *   visible 4. Queues are arrays of path indices, 4 bytes an entry. */
+ * 4-byte fields that are read and written together. A path has a slot,
+ * which is its sample (what gather and resolve read), and, while it is
+ * alive, a position in the bounce's ray queue. What travels from bounce to
+ * bounce is kept by queue position, and shade writes each surviving path
+ * to its position in the next queue: the queue is the state, compacted, so
+ * every stage reads and writes its items side by side however few paths
+ * are left (with the state kept by slot, a late bounce's survivors were a
+ * sparse subset of the slots and each access cost a sector of its own).
+ *   By position, current and next queue: org: ray origin, BSDF pdf 16;
+ *   dir: ray direction, depth and flags 16; thr: throughput, RNG key 16;
+ *   the path's slot 4; and hit: t, prim, u, v 16 (the current queue's).
+ *   By slot: rad: radiance 16 (w unused); book: alive, shadow range
+ *   (first, count) 16, one word unused, written only for the paths resolve
+ *   visits; pixel 4; the resolve list 4.
+ * 160 bytes a path slot. Shade adds to a path's radiance only when it
+ * changes (emission, the sky), so a bounce that gathers nothing leaves
+ * rad alone. Directions and throughputs are kept as full floats: packing
+ * them would change the paths against the megakernel. Shadow records are
+ * 52 bytes: origin, distance 16; direction 16; contribution 16 (its w
+ * unused); visible 4. */
 typedef struct pw_wave {
-    uint32_t cap;         /* path slots */
+    uint32_t cap;         /* path slots, and positions in each queue */
     uint32_t shadow_cap;  /* shadow records: cap * shadows a path can make per bounce */
-    pw_f4 *org, *dir, *thr, *rad, *hit, *book;
-    uint32_t *pixel;      /* read only when a path finishes alone (ray splitting) */
-    uint32_t *queue[2];   /* current and next ray queue (swapped each bounce) */
-    uint32_t *shaded;     /* paths resolve visits this bounce (pw_wf_shade_one) */
+    pw_f4 *org[2], *dir[2], *thr[2]; /* by position in queue[q], q the bounce's parity */
+    uint32_t *queue[2];   /* the slot of each position of the current and next ray queue */
+    pw_f4 *hit;           /* by position in the current queue */
+    pw_f4 *rad, *book;    /* by slot */
+    uint32_t *pixel;      /* by slot; read only when a path finishes alone (ray splitting) */
+    uint32_t *shaded;     /* slots resolve visits this bounce (pw_wf_shade_one) */
     pw_f4 *s_org, *s_dir, *s_contrib;
     uint32_t *s_visible;
     uint32_t *counters;   /* PW_WF_COUNTERS words */
@@ -140,28 +147,48 @@ PW_HD uint32_t pw_wf_alloc(uint32_t *counter, uint32_t n)
 #endif
 }
 
-PW_HD pw_path pw_wf_load(const pw_wave *w, uint32_t i)
+/* Depth and flags share a word: depth is at most 1024 (the settings' bound). */
+#define PW_WF_FLAGS_SHIFT 16
+
+/* The path at position i of queue q, with zero radiance: what it gathered
+ * so far stays in its slot (pw_wf_add_radiance). */
+PW_HD pw_path pw_wf_load(const pw_wave *w, uint32_t q, uint32_t i)
 {
-    pw_f4 o = pw_f4_load(&w->org[i]), d = pw_f4_load(&w->dir[i]), t = pw_f4_load(&w->thr[i]),
-          l = pw_f4_load(&w->rad[i]);
+    pw_f4 o = pw_f4_load(&w->org[q][i]), d = pw_f4_load(&w->dir[q][i]), t = pw_f4_load(&w->thr[q][i]);
     pw_path p;
     p.ray.o = v3(o.x, o.y, o.z);
     p.ray.d = v3(d.x, d.y, d.z);
     p.beta = v3(t.x, t.y, t.z);
-    p.L = v3(l.x, l.y, l.z);
+    p.L = v3s(0.0f);
     p.prev_pdf = o.w;
-    p.depth = pw_f4_bits(d.w);
+    p.depth = pw_f4_bits(d.w) & ((1u << PW_WF_FLAGS_SHIFT) - 1u);
     p.key = pw_f4_bits(t.w);
-    p.flags = pw_f4_bits(l.w);
+    p.flags = pw_f4_bits(d.w) >> PW_WF_FLAGS_SHIFT;
     return p;
 }
 
-PW_HD void pw_wf_store(const pw_wave *w, uint32_t i, const pw_path *p)
+/* Path p (its radiance aside) at position i of queue q. */
+PW_HD void pw_wf_store(const pw_wave *w, uint32_t q, uint32_t i, const pw_path *p)
 {
-    pw_f4_store(&w->org[i], p->ray.o.x, p->ray.o.y, p->ray.o.z, p->prev_pdf);
-    pw_f4_store(&w->dir[i], p->ray.d.x, p->ray.d.y, p->ray.d.z, pw_int_as_float((int32_t)p->depth));
-    pw_f4_store(&w->thr[i], p->beta.x, p->beta.y, p->beta.z, pw_int_as_float((int32_t)p->key));
-    pw_f4_store(&w->rad[i], p->L.x, p->L.y, p->L.z, pw_int_as_float((int32_t)p->flags));
+    uint32_t df = p->depth | p->flags << PW_WF_FLAGS_SHIFT;
+    pw_f4_store(&w->org[q][i], p->ray.o.x, p->ray.o.y, p->ray.o.z, p->prev_pdf);
+    pw_f4_store(&w->dir[q][i], p->ray.d.x, p->ray.d.y, p->ray.d.z, pw_int_as_float((int32_t)df));
+    pw_f4_store(&w->thr[q][i], p->beta.x, p->beta.y, p->beta.z, pw_int_as_float((int32_t)p->key));
+}
+
+/* Adds L, what one shading step gathered, to the radiance of slot i (sets
+ * it in a fresh slot). A step adds at most one term to a path's radiance
+ * (its emission or the sky), so the sum is the megakernel's to the bit:
+ * 0 + x is x exactly, and a zero L leaves the slot as adding it would. */
+PW_HD void pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int fresh)
+{
+    if (!fresh) {
+        if (v3_is_zero(L))
+            return;
+        pw_f4 l = pw_f4_load(&w->rad[i]);
+        L = v3_add(v3(l.x, l.y, l.z), L);
+    }
+    pw_f4_store(&w->rad[i], L.x, L.y, L.z, 0.0f);
 }
 
 /* The bookkeeping of slot i: alive, shadow range (x, y, z of book). */
@@ -201,39 +228,40 @@ PW_HD uint32_t pw_wf_tile_position(const pw_render_params *prm, uint32_t q)
     return t * PW_WF_TILE_W * PW_WF_TILE_H + (y % PW_WF_TILE_H) * PW_WF_TILE_W + x % PW_WF_TILE_W;
 }
 
-/* generate: item i starts, in slot i, sample first_sample + i / pixels of
- * pixel first_pixel + i % pixels (in tile order, above, where it applies). */
+/* generate: item i starts, in slot i and position i of queue 0, sample
+ * first_sample + i / pixels of pixel first_pixel + i % pixels (in tile
+ * order, above, where it applies). */
 PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                           uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
     uint32_t p = i % pixels;
     uint32_t pixel = pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_pixel(prm, p) : first_pixel + p;
     pw_path path = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
-    pw_wf_store(w, i, &path);
+    pw_wf_store(w, 0, i, &path);
+    pw_wf_add_radiance(w, i, path.L, 1);
     w->pixel[i] = pixel;
     w->queue[0][i] = i;
 }
 
-/* extend: the closest hit of the path in queue slot i. */
-PW_HD void pw_wf_extend(const pw_wave *w, const pw_scene_view *s, const uint32_t *queue, uint32_t i)
+/* extend: the closest hit of the path at position i of queue q. */
+PW_HD void pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, uint32_t i)
 {
-    uint32_t pi = queue[i];
-    pw_f4 o = pw_f4_load(&w->org[pi]), d = pw_f4_load(&w->dir[pi]);
+    pw_f4 o = pw_f4_load(&w->org[q][i]), d = pw_f4_load(&w->dir[q][i]);
     pw_ray r;
     r.o = v3(o.x, o.y, o.z);
     r.d = v3(d.x, d.y, d.z);
     pw_hit h;
     pw_trace(s, r, s->t_min, PW_INF, 0, &h);
-    pw_f4_store(&w->hit[pi], h.t, pw_int_as_float((int32_t)h.prim), h.u, h.v);
+    pw_f4_store(&w->hit[i], h.t, pw_int_as_float((int32_t)h.prim), h.u, h.v);
 }
 
-/* Shades path p (hit h) in slot pi: emission, shadow rays into the shadow
- * queue, the next segment into the next ray queue. kinds: the material
- * kinds the scene holds (a literal in the GPU's kernels, so that those for
- * the basic materials leave the microfacet code out, as the megakernel's
- * do). */
-PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t *next_queue,
-                           uint32_t pi, pw_path p, const pw_hit *h, uint32_t kinds)
+/* Shades path p (hit h, radiance so far in slot pi; a fresh slot for a
+ * split child): emission, shadow rays into the shadow queue, the next
+ * segment into queue q ^ 1. kinds: the material kinds the scene holds (a
+ * literal in the GPU's kernels, so that those for the basic materials
+ * leave the microfacet code out, as the megakernel's do). */
+PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
+                           uint32_t pi, int fresh, pw_path p, const pw_hit *h, uint32_t kinds)
 {
     pw_shadow_ray sh[PW_MAX_SHADOW];
     int n = 0, alive = 0;
@@ -260,25 +288,24 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
         pw_wf_book(w, pi, (uint32_t)alive, first, (uint32_t)n);
         w->shaded[listed] = pi;
     }
-    /* A finished path leaves only its radiance, which gather reads. */
-    if (alive)
-        pw_wf_store(w, pi, &p);
-    else
-        pw_f4_store(&w->rad[pi], p.L.x, p.L.y, p.L.z, pw_int_as_float((int32_t)p.flags));
-    uint32_t slot = pw_wf_alloc(&w->counters[PW_WF_NEXT], alive ? 1u : 0u);
-    if (alive)
-        next_queue[slot] = pi;
+    pw_wf_add_radiance(w, pi, p.L, fresh);
+    uint32_t next = pw_wf_alloc(&w->counters[PW_WF_NEXT], alive ? 1u : 0u);
+    if (alive) {
+        pw_wf_store(w, q ^ 1u, next, &p);
+        w->queue[q ^ 1u][next] = pi;
+    }
 }
 
-/* shade: the path in queue slot i. At the first hit with ray splitting on,
- * it spawns prm->split children in new slots (one atomic per warp), each
- * shading the hit with 1/split of the throughput (pw_path_child). */
-PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, const uint32_t *queue,
-                       uint32_t *next_queue, uint32_t i, uint32_t kinds)
+/* shade: the path at position i of queue q. At the first hit with ray
+ * splitting on, it spawns prm->split children in new slots (one atomic per
+ * warp), each shading the hit with 1/split of the throughput
+ * (pw_path_child). */
+PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q, uint32_t i,
+                       uint32_t kinds)
 {
-    uint32_t pi = queue[i];
-    pw_path p = pw_wf_load(w, pi);
-    pw_f4 hf = pw_f4_load(&w->hit[pi]);
+    uint32_t pi = w->queue[q][i];
+    pw_path p = pw_wf_load(w, q, i);
+    pw_f4 hf = pw_f4_load(&w->hit[i]);
     pw_hit h;
     h.t = hf.x;
     h.prim = pw_f4_bits(hf.y);
@@ -290,7 +317,7 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
         uint32_t ci = k == 0 ? pi : base + k - 1;
         if (k > 0)
             w->pixel[ci] = w->pixel[pi];
-        pw_wf_shade_one(w, s, prm, next_queue, ci, split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
+        pw_wf_shade_one(w, s, prm, q, ci, k > 0, split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
     }
 }
 
@@ -335,7 +362,7 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
             L = v3_add(L, v3(c.x, c.y, c.z));
         }
     }
-    pw_f4_store(&w->rad[pi], L.x, L.y, L.z, l.w);
+    pw_f4_store(&w->rad[pi], L.x, L.y, L.z, 0.0f);
     if (pw_f4_bits(b.x) || prm->split <= 1)
         return;
     if (!(isfinite(L.x) && isfinite(L.y) && isfinite(L.z)))
@@ -348,17 +375,18 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
 
 /* The tail of a wave: when few paths are left, a bounce per stage leaves
  * the GPU nearly idle while each kernel waits on a few long traversals.
- * The path in queue slot i is then run to its end in one go
+ * The path at position i of queue q is then run to its end in one go
  * (pw_path_finish), and its radiance goes where resolve would have put
  * it. Rays cast are added to *ext_rays and *shadow_rays. */
-PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
-                             const uint32_t *queue, uint32_t i, float *sum, uint32_t *ext_rays,
-                             uint32_t *shadow_rays, uint32_t kinds)
+PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
+                             uint32_t i, float *sum, uint32_t *ext_rays, uint32_t *shadow_rays, uint32_t kinds)
 {
-    uint32_t pi = queue[i];
-    pw_path p = pw_wf_load(w, pi);
+    uint32_t pi = w->queue[q][i];
+    pw_path p = pw_wf_load(w, q, i);
+    pw_f4 l = pw_f4_load(&w->rad[pi]);
+    p.L = v3(l.x, l.y, l.z);
     pw_path_finish(s, prm, &p, kinds, ext_rays, shadow_rays);
-    pw_f4_store(&w->rad[pi], p.L.x, p.L.y, p.L.z, pw_int_as_float((int32_t)p.flags));
+    pw_f4_store(&w->rad[pi], p.L.x, p.L.y, p.L.z, 0.0f);
     if (prm->split <= 1 || !(isfinite(p.L.x) && isfinite(p.L.y) && isfinite(p.L.z)))
         return;
     float *dst = sum + 3 * (size_t)w->pixel[pi];

@@ -16,9 +16,10 @@ static size_t carve(pw_wave *w, char *base, uint32_t cap, uint32_t per_path)
             w->field = (void *)(base + off);                                  \
         off += ((size_t)(count) * sizeof *t->field + 255) & ~(size_t)255;      \
     } while (0)
-    ARRAY(org, cap); ARRAY(dir, cap); ARRAY(thr, cap); ARRAY(rad, cap);
-    ARRAY(hit, cap); ARRAY(book, cap); ARRAY(pixel, cap);
-    ARRAY(queue[0], cap); ARRAY(queue[1], cap); ARRAY(shaded, cap);
+    for (int q = 0; q < 2; q++) {
+        ARRAY(org[q], cap); ARRAY(dir[q], cap); ARRAY(thr[q], cap); ARRAY(queue[q], cap);
+    }
+    ARRAY(hit, cap); ARRAY(rad, cap); ARRAY(book, cap); ARRAY(pixel, cap); ARRAY(shaded, cap);
     ARRAY(s_org, sc); ARRAY(s_dir, sc); ARRAY(s_contrib, sc);
     ARRAY(s_visible, sc);
     ARRAY(counters, PW_WF_COUNTERS);

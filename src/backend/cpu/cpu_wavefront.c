@@ -10,8 +10,8 @@
 #include "core/error.h"
 #include "integrator/wavefront_layout.h"
 
-/* Paths in flight at once: 1M paths are about 110 MB with one shadow record
- * a path (460 MB with 8), and more gains nothing on a CPU. */
+/* Paths in flight at once: 1M paths are about 210 MB with one shadow record
+ * a path (580 MB with 8), and more gains nothing on a CPU. */
 #define CPU_WAVE_CAP (1u << 20)
 #define CHUNK 256
 
@@ -23,8 +23,7 @@ typedef struct cpu_wave {
 typedef struct stage_ctx {
     pw_renderer *r;
     const pw_wave *w;
-    const uint32_t *queue;
-    uint32_t *next_queue;
+    uint32_t q; /* the bounce's ray queue, 0 or 1 */
     uint32_t first_pixel, pixels, sample, samples;
 } stage_ctx;
 
@@ -39,22 +38,24 @@ static void extend_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_extend(c->w, &c->r->view, c->queue, i);
+        pw_wf_extend(c->w, &c->r->view, c->q, i);
 }
 
-static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t *next_queue, uint32_t b, uint32_t e)
+static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32_t e)
 {
     for (uint32_t i = b; i < e; i++)
-        pw_wf_shade(w, &c->r->view, &c->r->params, c->queue, next_queue, i, c->r->params.kinds);
+        pw_wf_shade(w, &c->r->view, &c->r->params, c->q, i, c->r->params.kinds);
 }
 
 /* What a piece of at most CHUNK shade items makes (without splitting: a
- * shaded entry, at most one next-queue entry and PW_MAX_SHADOW shadow
- * records an item), before it joins the wave's queues. */
+ * resolve entry, at most one next-queue entry with its path and
+ * PW_MAX_SHADOW shadow records an item), before it joins the wave's
+ * queues. */
 typedef struct shade_out {
     uint32_t counters[PW_WF_COUNTERS];
     pw_f4 s_org[CHUNK * PW_MAX_SHADOW], s_dir[CHUNK * PW_MAX_SHADOW], s_contrib[CHUNK * PW_MAX_SHADOW];
     uint32_t shaded[CHUNK], next[CHUNK];
+    pw_f4 org[CHUNK], dir[CHUNK], thr[CHUNK];
 } shade_out;
 
 /* Shades items [b, e), at most CHUNK of them, into o, then moves what they
@@ -64,12 +65,15 @@ typedef struct shade_out {
 static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e)
 {
     const pw_wave *w = c->w;
+    uint32_t nq = c->q ^ 1u;
     pw_wave lw = *w;
     memset(o->counters, 0, sizeof o->counters);
     lw.counters = o->counters;
     lw.s_org = o->s_org, lw.s_dir = o->s_dir, lw.s_contrib = o->s_contrib;
     lw.shaded = o->shaded;
-    shade_items(c, &lw, o->next, b, e);
+    lw.queue[nq] = o->next;
+    lw.org[nq] = o->org, lw.dir[nq] = o->dir, lw.thr[nq] = o->thr;
+    shade_items(c, &lw, b, e);
 
     uint32_t n_sh = o->counters[PW_WF_SHADOWS], n_shaded = o->counters[PW_WF_SHADED],
              n_next = o->counters[PW_WF_NEXT];
@@ -83,7 +87,11 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
         pw_f4_store(book, v.x, pw_int_as_float((int32_t)(pw_f4_bits(v.y) + sh)), v.z, v.w);
     }
     memcpy(w->shaded + pw_wf_alloc(&w->counters[PW_WF_SHADED], n_shaded), o->shaded, n_shaded * sizeof *o->shaded);
-    memcpy(c->next_queue + pw_wf_alloc(&w->counters[PW_WF_NEXT], n_next), o->next, n_next * sizeof *o->next);
+    uint32_t next = pw_wf_alloc(&w->counters[PW_WF_NEXT], n_next);
+    memcpy(w->queue[nq] + next, o->next, n_next * sizeof *o->next);
+    memcpy(w->org[nq] + next, o->org, n_next * sizeof *o->org);
+    memcpy(w->dir[nq] + next, o->dir, n_next * sizeof *o->dir);
+    memcpy(w->thr[nq] + next, o->thr, n_next * sizeof *o->thr);
 }
 
 /* Shade takes queue slots item by item through the wave's shared counters
@@ -100,7 +108,7 @@ static void shade_body(void *p, uint32_t b, uint32_t e)
     stage_ctx *c = p;
     shade_out *o = c->r->params.split <= 1 ? malloc(sizeof *o) : NULL;
     if (!o) {
-        shade_items(c, c->w, c->next_queue, b, e);
+        shade_items(c, c->w, b, e);
         return;
     }
     for (uint32_t i = b; i < e; i += CHUNK)
@@ -144,13 +152,12 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
 {
     pw_wave *w = &cw->w;
     uint32_t n = pixels * samples;
-    stage_ctx c = {r, w, w->queue[0], w->queue[1], first, pixels, sample, samples};
+    stage_ctx c = {r, w, 0, first, pixels, sample, samples};
     run_stage(&c, PW_STAGE_GENERATE, 0, n, generate_body);
     w->counters[PW_WF_SLOTS] = n;
     uint32_t rays = n;
     for (uint32_t bounce = 0; rays > 0; bounce++) {
-        c.queue = w->queue[bounce & 1];
-        c.next_queue = w->queue[(bounce + 1) & 1];
+        c.q = bounce & 1u;
         w->counters[PW_WF_NEXT] = 0;
         w->counters[PW_WF_SHADOWS] = 0;
         w->counters[PW_WF_SHADED] = 0;

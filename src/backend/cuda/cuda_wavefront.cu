@@ -26,7 +26,7 @@
 
 #define WAVE_BLOCK 128
 /* Most path slots a wave takes when it can hold several samples a pixel:
- * 8M paths are 0.9-1.6 GB of state (1-2 shadow records a path). */
+ * 8M paths are 1.7-2.1 GB of state (1-2 shadow records a path). */
 #define WAVE_MAX_PATHS (1u << 23)
 
 typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *);
@@ -84,36 +84,35 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uin
     }
 }
 
-/* This bounce's ray queue and the next one's. */
-#define QUEUE(params) (w.queue[(params)[P_BOUNCE] & 1u])
-#define NEXT_QUEUE(params) (w.queue[((params)[P_BOUNCE] + 1u) & 1u])
+/* This bounce's ray queue: 0 or 1 (the next one is the other). */
+#define QUEUE(params) ((params)[P_BOUNCE] & 1u)
 
 __global__ void k_extend(pw_wave w, pw_scene_view v, const uint32_t *params)
 {
     pw_cuda_spheres_to_shared(&v);
-    const uint32_t *queue = QUEUE(params);
+    uint32_t q = QUEUE(params);
     GRID_STRIDE(i, w.counters[PW_WF_RAYS])
-    pw_wf_extend(&w, &v, queue, i);
+    pw_wf_extend(&w, &v, q, i);
 }
 
 /* Shade and the tail are compiled twice: for every material kind, and for
  * the basic ones only (a literal `kinds`, as in the megakernel's
  * variants), which leaves the microfacet code out and needs 96 registers
- * instead of 126 (pick_wave_kernels): +1-2% on the Cornell box, Sponza,
- * the bunny and rtiow, -1.3% on toy (docs/PERFORMANCE.md). The general
- * k_shade keeps its registers: capping it at 64 or 80 spilled and
+ * (pick_wave_kernels): +1-2% on the Cornell box, Sponza, the bunny and
+ * rtiow, -1.3% on toy (docs/PERFORMANCE.md). The general k_shade is held
+ * to 128 registers (4 blocks an SM), which it fits without spilling, where
+ * it would take 146: bunnies-mixed +2%. Capping it at 64 or 80 spilled and
  * measured 10-20% slower. */
 #define SHADE_KERNEL(name, kinds, min_blocks)                                                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params)                             \
     {                                                                                                              \
         pw_cuda_spheres_to_shared(&v);                                                                             \
-        const uint32_t *queue = QUEUE(params);                                                                     \
-        uint32_t *next = NEXT_QUEUE(params);                                                                       \
+        uint32_t q = QUEUE(params);                                                                                \
         GRID_STRIDE(i, w.counters[PW_WF_RAYS])                                                                     \
-        pw_wf_shade(&w, &v, &prm, queue, next, i, kinds);                                                          \
+        pw_wf_shade(&w, &v, &prm, q, i, kinds);                                                                    \
     }
-SHADE_KERNEL(k_shade, PW_KINDS_ALL, 1)
+SHADE_KERNEL(k_shade, PW_KINDS_ALL, 4)
 SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, 5)
 
 __global__ void k_connect(pw_wave w, pw_scene_view v)
@@ -147,10 +146,9 @@ __global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params
         if (params[P_BOUNCE] > prm.max_depth)                                                                      \
             return;                                                                                                \
         pw_cuda_spheres_to_shared(&v);                                                                             \
-        const uint32_t *queue = QUEUE(params);                                                                     \
-        uint32_t ext = 0, shadow = 0;                                                                              \
+        uint32_t q = QUEUE(params), ext = 0, shadow = 0;                                                           \
         GRID_STRIDE(i, w.counters[PW_WF_TAIL])                                                                     \
-        pw_wf_finish_tail(&w, &v, &prm, queue, i, sum, &ext, &shadow, kinds);                                      \
+        pw_wf_finish_tail(&w, &v, &prm, q, i, sum, &ext, &shadow, kinds);                                          \
         uint32_t e = __reduce_add_sync(0xffffffffu, ext), s = __reduce_add_sync(0xffffffffu, shadow);            \
         if (threadIdx.x % 32u == 0u && (e || s)) {                                                                 \
             atomicAdd(&totals[0], (unsigned long long)e);                                                          \
@@ -256,13 +254,14 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
         (st = resident_grid((const void *)k_gather, 0, sms, &cw->g_gather)) != PW_OK)
         return st;
     /* A queue shorter than the threads the GPU holds at once cannot hide a
-     * stage's latency, so from there on paths are finished in one kernel
-     * (measured: docs/PERFORMANCE.md). PATHWAVE_WAVE_TAIL=N sets the
-     * largest queue so finished (0: never), for comparisons. */
-    int threads_per_sm = 0;
-    PW_CUDA_TRY(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+     * stage's latency, so from there on paths are finished in one kernel,
+     * one path a thread: the queue must fit the threads the tail kernel
+     * holds at once (135,168 on an H100; twice that, two paths a thread
+     * one after the other, measured 3% slower on bunnies-mixed and rtiow:
+     * docs/PERFORMANCE.md). PATHWAVE_WAVE_TAIL=N sets the largest queue so
+     * finished (0: never), for comparisons. */
     const char *tail = getenv("PATHWAVE_WAVE_TAIL");
-    cw->tail_max = tail && *tail ? (uint32_t)strtoul(tail, NULL, 10) : (uint32_t)(sms * threads_per_sm);
+    cw->tail_max = tail && *tail ? (uint32_t)strtoul(tail, NULL, 10) : (uint32_t)cw->g_tail * WAVE_BLOCK;
 
     if (r->settings.stage_stats) {
         cw->n_ev = (PW_STAGE_COUNT + 1) * (int)(r->params.max_depth + 2);
