@@ -31,8 +31,12 @@ enum {
     PW_WF_SHADED = 3,  /* paths resolve visits this bounce: with shadow rays, or split children that ended */
     PW_WF_SLOTS = 4,   /* path slots in use */
     PW_WF_TAIL = 5,    /* paths of the current queue left to pw_wf_finish_tail (GPU) */
-    PW_WF_COUNTERS = 8
+    PW_WF_KEYS = 8,    /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
+    PW_WF_COUNTERS = 16
 };
+
+/* Shading keys: the material type of the hit, or a miss. */
+#define PW_WF_N_KEYS (PW_MAT_COUNT + 1)
 
 /* 16 bytes, 16-byte aligned: one load or store of a group of four fields. */
 typedef struct pw_f4 {
@@ -243,8 +247,16 @@ PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_ren
     w->queue[0][i] = i;
 }
 
-/* extend: the closest hit of the path at position i of queue q. */
-PW_HD void pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, uint32_t i)
+/* What shading a hit on prim takes: its material's type, PW_MAT_COUNT for
+ * a miss. (The GPU's wavefront shades its queue in order of this key.) */
+PW_HD uint32_t pw_wf_shade_key(const pw_scene_view *s, uint32_t prim)
+{
+    return prim == PW_NO_HIT ? (uint32_t)PW_MAT_COUNT : s->mats[pw_prim_material(s, prim)].type;
+}
+
+/* extend: the closest hit of the path at position i of queue q; returns
+ * its primitive (PW_NO_HIT on a miss). */
+PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, uint32_t i)
 {
     pw_f4 o = pw_f4_load(&w->org[q][i]), d = pw_f4_load(&w->dir[q][i]);
     pw_ray r;
@@ -253,6 +265,7 @@ PW_HD void pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, ui
     pw_hit h;
     pw_trace(s, r, s->t_min, PW_INF, 0, &h);
     pw_f4_store(&w->hit[i], h.t, pw_int_as_float((int32_t)h.prim), h.u, h.v);
+    return h.prim;
 }
 
 /* Shades path p (hit h, radiance so far in slot pi; a fresh slot for a

@@ -17,6 +17,8 @@ size_t pw_wave_bytes_per_path(uint32_t shadows_per_path);
 size_t pw_wave_bytes(uint32_t cap, uint32_t shadows_per_path);
 /* Points every array of *w into base (pw_wave_bytes of memory). */
 void pw_wave_carve(pw_wave *w, void *base, uint32_t cap, uint32_t shadows_per_path);
+/* Whether any path of s can make a shadow ray under the given light mode. */
+int pw_wave_casts_shadows(const pw_scene_view *s, uint32_t light_mode);
 /* Shadow rays one path can make per bounce under the given light mode. */
 uint32_t pw_wave_shadows_per_path(const pw_scene_view *s, uint32_t light_mode);
 /* Path slots a wavefront wants for an image of npix pixels: room for

@@ -253,6 +253,12 @@ PW_HD int pw_prim_is_sphere(const pw_scene_view *s, uint32_t prim)
     return s->n_tris == 0 || (s->n_spheres != 0 && prim < s->n_spheres);
 }
 
+/* The material of primitive prim. */
+PW_HD uint32_t pw_prim_material(const pw_scene_view *s, uint32_t prim)
+{
+    return pw_prim_is_sphere(s, prim) ? s->sphere_mat[prim] : s->tri_mat[prim - s->n_spheres];
+}
+
 #define PW_NO_LIGHT 0xffffffffu
 
 /* Per-render settings the integrator reads. */

@@ -29,7 +29,7 @@
  * 8M paths are 1.7-2.1 GB of state (1-2 shadow records a path). */
 #define WAVE_MAX_PATHS (1u << 23)
 
-typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *);
+typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, const uint32_t *);
 typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
                                unsigned long long *);
 
@@ -39,6 +39,8 @@ typedef struct cuda_wave {
     unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays */
     uint32_t *d_log;              /* per bounce: rays, shadow rays, shaded paths (stage statistics) */
     uint32_t *d_params;           /* the wave: first pixel, first sample, pixels, samples; the bounce */
+    uint32_t *d_sorted;           /* shading in key order: PW_WF_N_KEYS lists of cap positions (NULL: off) */
+    int resolves;                 /* whether any path can have work for connect and resolve */
     cudaStream_t stream;
     cudaGraphExec_t graph;        /* a whole wave, built once */
     cudaGraphConditionalHandle loop_handle; /* the bounce loop's condition */
@@ -80,6 +82,8 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uin
         w.counters[PW_WF_SHADED] = 0;
         w.counters[PW_WF_SLOTS] = n;
         w.counters[PW_WF_TAIL] = 0;
+        for (int k = 0; k < PW_WF_N_KEYS; k++)
+            w.counters[PW_WF_KEYS + k] = 0;
         params[P_BOUNCE] = 0;
     }
 }
@@ -87,12 +91,56 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uin
 /* This bounce's ray queue: 0 or 1 (the next one is the other). */
 #define QUEUE(params) ((params)[P_BOUNCE] & 1u)
 
-__global__ void k_extend(pw_wave w, pw_scene_view v, const uint32_t *params)
+/* Shading in key order. A warp whose lanes hold different materials runs
+ * each material's code in turn with the others idle; at the first bounce
+ * neighbouring pixels mostly see one material, but after it a warp's hits
+ * are scattered over the scene. So extend files each position under its
+ * hit's shading key (pw_wf_shade_key), one list per key (the lanes of a
+ * warp with one key take their entries with one atomic), and shade walks
+ * the lists one after the other: item k of the queue is entry k - first(t)
+ * of list t. */
+__device__ static void file_by_key(pw_wave *w, uint32_t *sorted, uint32_t key, uint32_t i)
+{
+    unsigned mask = __activemask(), peers = __match_any_sync(mask, key);
+    unsigned lane = threadIdx.x % 32u, leader = (unsigned)__ffs(peers) - 1u;
+    uint32_t base = 0;
+    if (lane == leader)
+        base = atomicAdd(&w->counters[PW_WF_KEYS + key], (uint32_t)__popc(peers));
+    base = __shfl_sync(peers, base, (int)leader);
+    sorted[key * w->cap + base + (uint32_t)__popc(peers & ((1u << lane) - 1u))] = i;
+}
+
+__global__ void __launch_bounds__(WAVE_BLOCK, 8) k_extend(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted)
 {
     pw_cuda_spheres_to_shared(&v);
     uint32_t q = QUEUE(params);
     GRID_STRIDE(i, w.counters[PW_WF_RAYS])
-    pw_wf_extend(&w, &v, q, i);
+    {
+        uint32_t prim = pw_wf_extend(&w, &v, q, i);
+        if (sorted)
+            file_by_key(&w, sorted, pw_wf_shade_key(&v, prim), i);
+    }
+}
+
+/* The first item of each key's list in the queue's order, in shared memory. */
+__device__ static void key_starts(const pw_wave *w, uint32_t first[PW_WF_N_KEYS + 1])
+{
+    if (threadIdx.x == 0) {
+        first[0] = 0;
+        for (int k = 0; k < PW_WF_N_KEYS; k++)
+            first[k + 1] = first[k] + w->counters[PW_WF_KEYS + k];
+    }
+    __syncthreads();
+}
+
+/* The queue position shade takes as its item k. */
+__device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const uint32_t *sorted,
+                                                       const uint32_t first[PW_WF_N_KEYS + 1], uint32_t k)
+{
+    uint32_t t = 0;
+    while (k >= first[t + 1])
+        t++;
+    return sorted[t * w->cap + k - first[t]];
 }
 
 /* Shade and the tail are compiled twice: for every material kind, and for
@@ -105,12 +153,15 @@ __global__ void k_extend(pw_wave w, pw_scene_view v, const uint32_t *params)
  * measured 10-20% slower. */
 #define SHADE_KERNEL(name, kinds, min_blocks)                                                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
-        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params)                             \
+        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, const uint32_t *sorted)     \
     {                                                                                                              \
         pw_cuda_spheres_to_shared(&v);                                                                             \
+        __shared__ uint32_t first[PW_WF_N_KEYS + 1];                                                               \
+        if (sorted)                                                                                                \
+            key_starts(&w, first);                                                                                 \
         uint32_t q = QUEUE(params);                                                                                \
         GRID_STRIDE(i, w.counters[PW_WF_RAYS])                                                                     \
-        pw_wf_shade(&w, &v, &prm, q, i, kinds);                                                                    \
+        pw_wf_shade(&w, &v, &prm, q, sorted ? sorted_item(&w, sorted, first, i) : i, kinds);                       \
     }
 SHADE_KERNEL(k_shade, PW_KINDS_ALL, 4)
 SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, 5)
@@ -180,6 +231,8 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     w.counters[PW_WF_NEXT] = 0;
     w.counters[PW_WF_SHADOWS] = 0;
     w.counters[PW_WF_SHADED] = 0;
+    for (int k = 0; k < PW_WF_N_KEYS; k++)
+        w.counters[PW_WF_KEYS + k] = 0;
     params[P_BOUNCE] = bounce + 1u;
     if (loop)
         cudaGraphSetConditional(loop_handle, !tail && bounce + 1u <= max_depth);
@@ -204,6 +257,27 @@ static pw_status resident_grid(const void *fn, size_t smem, int sms, int *grid)
     return PW_OK;
 }
 
+/* Whether shade takes its items in key order: when the scene's materials
+ * are of more than one type and their shading differs enough in cost to
+ * pay for the lists: microfacet materials, or the toy estimator, whose
+ * Lambert hits cast shadow rays where metal and glass cast none. Measured
+ * (docs/PERFORMANCE.md): bunnies-mixed:16 +4-5%, toy +4%; but toy-small
+ * -23% and rtiow -5%, whose Lambert, metal and glass take a few
+ * instructions each. PATHWAVE_WAVE_SORT=0 or 1 decides instead, for
+ * comparisons. */
+static int shade_sorted(const pw_renderer *r)
+{
+    const char *e = getenv("PATHWAVE_WAVE_SORT");
+    if (e && (*e == '0' || *e == '1'))
+        return *e == '1';
+    if (r->params.kinds != PW_KINDS_ALL && r->params.light_mode != PW_LIGHT_MODE_TOY)
+        return 0;
+    for (uint32_t i = 1; i < r->view.n_mats; i++)
+        if (r->view.mats[i].type != r->view.mats[0].type)
+            return 1;
+    return 0;
+}
+
 static pw_status wave_setup(pw_renderer *r, cuda_state *c)
 {
     cuda_wave *cw = (cuda_wave *)calloc(1, sizeof *cw);
@@ -216,7 +290,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     /* Half of what is free, so that very large images and very high sample
      * counts run in waves instead of failing for memory. */
-    size_t fit = free_b / 2 / pw_wave_bytes_per_path(per);
+    int sort = shade_sorted(r);
+    size_t fit = free_b / 2 / (pw_wave_bytes_per_path(per) + (sort ? PW_WF_N_KEYS * sizeof(uint32_t) : 0));
     uint32_t want = pw_wave_wanted_paths(npix, split, WAVE_MAX_PATHS);
     uint32_t cap = want < fit ? want : (uint32_t)fit;
     uint32_t limit = pw_wave_path_limit(r->settings.wave_paths);
@@ -233,6 +308,13 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: cannot allocate %.0f MiB of device memory for %u wavefront paths: %s",
                        bytes / 1048576.0, cap, cudaGetErrorString(e));
     pw_wave_carve(&cw->w, cw->mem, cap, per);
+    if (sort) {
+        e = cudaMalloc((void **)&cw->d_sorted, (size_t)PW_WF_N_KEYS * cap * sizeof(uint32_t));
+        if (e != cudaSuccess)
+            return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: cannot allocate %.0f MiB of device memory for the shading lists: %s",
+                           PW_WF_N_KEYS * cap * 4.0 / 1048576.0, cudaGetErrorString(e));
+        bytes += (size_t)PW_WF_N_KEYS * cap * sizeof(uint32_t);
+    }
     PW_CUDA_TRY(cudaMemset(cw->w.counters, 0, PW_WF_COUNTERS * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_totals, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
@@ -245,6 +327,11 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     pick_wave_kernels(r, &cw->shade, &cw->tail);
+    /* Without light sampling or splitting there is never a shadow ray to
+     * trace or a path to resolve: the two kernels are not launched at all
+     * (bunnies-mixed, lit by an unsampled sky, launched eight empty grids
+     * a frame). */
+    cw->resolves = r->params.split > 1 || pw_wave_casts_shadows(&r->view, r->params.light_mode);
     pw_status st;
     if ((st = resident_grid((const void *)k_extend, smem, sms, &cw->g_extend)) != PW_OK ||
         (st = resident_grid((const void *)cw->shade, smem, sms, &cw->g_shade)) != PW_OK ||
@@ -329,13 +416,16 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
             STEP(cudaEventRecord(EV(b, k), st));     \
     } while (0)
     MARK(1);
-    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params)));
+    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params, cw->d_sorted)));
     MARK(2);
-    STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params)));
+    STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params,
+                                                           cw->d_sorted)));
     MARK(3);
-    STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view)));
+    if (cw->resolves)
+        STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view)));
     MARK(4);
-    STEP((k_resolve<<<cw->g_resolve, WAVE_BLOCK, 0, st>>>(cw->w, r->params, c->d_sum)));
+    if (cw->resolves)
+        STEP((k_resolve<<<cw->g_resolve, WAVE_BLOCK, 0, st>>>(cw->w, r->params, c->d_sum)));
     MARK(5);
     STEP((k_advance<<<1, 1, 0, st>>>(cw->w, cw->d_totals, cw->d_log, cw->d_params, cw->tail_max, r->params.max_depth,
                                      loop_handle, loop)));
@@ -513,6 +603,7 @@ void pw_cuda_wave_free(cuda_state *c)
     cudaFree(cw->d_totals);
     cudaFree(cw->d_log);
     cudaFree(cw->d_params);
+    cudaFree(cw->d_sorted);
     if (cw->graph)
         cudaGraphExecDestroy(cw->graph);
     if (cw->stream)
