@@ -102,6 +102,13 @@ static int trace_bvh4_sorted(const accel *a, pw_ray r, float tmin, float tmax, i
     return pw_bvh4_trace(&v, r, tmin, tmax, any_hit, h);
 }
 
+/* The GPU wavefront's extend walk, leaves postponed (closest hits; its
+ * any-hit queries are pw_bvh4_trace's). */
+static int trace_bvh4_postponed(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h)
+{
+    return any_hit ? pw_bvh4_trace(&a->v, r, tmin, tmax, 1, h) : pw_bvh4_trace_postponed(&a->v, r, tmin, tmax, h);
+}
+
 static int trace_bvh8(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h)
 {
     return pw_bvh8_trace(&a->v, &a->b8, r, tmin, tmax, any_hit, h);
@@ -154,6 +161,7 @@ static void check_closest(const accel *a, pw_ray r, float tmin, float tmax, int 
     assert_non_null(a->v.nodes4);
     check_one(a, trace_bvh4, "4-wide BVH", r, tmin, tmax, &hb, fb, ray_id, c);
     check_one(a, trace_bvh4_sorted, "4-wide BVH, children sorted", r, tmin, tmax, &hb, fb, ray_id, c);
+    check_one(a, trace_bvh4_postponed, "4-wide BVH, leaves postponed", r, tmin, tmax, &hb, fb, ray_id, c);
     if (a->has_b8)
         check_one(a, trace_bvh8, "8-wide BVH", r, tmin, tmax, &hb, fb, ray_id, c);
     if (a->has_groups)

@@ -60,4 +60,23 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
     return pw_bvh_trace(s, r, tmin, tmax, any_hit, hit);
 }
 
+/* Closest hits for the GPU wavefront's extend stage, a kernel that does
+ * nothing but walk: for bounce rays over the 4-wide BVH, the walk with
+ * postponed leaves (pw_bvh4_trace_postponed), which measured +6% on
+ * bunnies-mixed's first bounce but 20% slower on its camera rays, whose
+ * lanes mostly step alike already (docs/PERFORMANCE.md); otherwise
+ * pw_trace. The megakernels keep pw_trace's walk. */
+#ifndef PW_EXTEND_POSTPONED
+#define PW_EXTEND_POSTPONED 1
+#endif
+PW_HD int pw_trace_extend(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int camera_rays, pw_hit *hit)
+{
+#if PW_DEVICE_CODE && PW_EXTEND_POSTPONED
+    if (!camera_rays && s->wide_bvh && s->flat_spheres == PW_FLAT_NONE)
+        return pw_bvh4_trace_postponed(s, r, tmin, tmax, hit);
+#endif
+    (void)camera_rays;
+    return pw_trace(s, r, tmin, tmax, 0, hit);
+}
+
 #endif

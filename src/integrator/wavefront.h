@@ -254,16 +254,17 @@ PW_HD uint32_t pw_wf_shade_key(const pw_scene_view *s, uint32_t prim)
     return prim == PW_NO_HIT ? (uint32_t)PW_MAT_COUNT : s->mats[pw_prim_material(s, prim)].type;
 }
 
-/* extend: the closest hit of the path at position i of queue q; returns
- * its primitive (PW_NO_HIT on a miss). */
-PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, uint32_t i)
+/* extend: the closest hit of the path at position i of queue q (camera
+ * rays: the first bounce, pw_trace_extend); returns its primitive
+ * (PW_NO_HIT on a miss). */
+PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, int camera_rays, uint32_t i)
 {
     pw_f4 o = pw_f4_load(&w->org[q][i]), d = pw_f4_load(&w->dir[q][i]);
     pw_ray r;
     r.o = v3(o.x, o.y, o.z);
     r.d = v3(d.x, d.y, d.z);
     pw_hit h;
-    pw_trace(s, r, s->t_min, PW_INF, 0, &h);
+    pw_trace_extend(s, r, s->t_min, PW_INF, camera_rays, &h);
     pw_f4_store(&w->hit[i], h.t, pw_int_as_float((int32_t)h.prim), h.u, h.v);
     return h.prim;
 }

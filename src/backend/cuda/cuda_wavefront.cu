@@ -48,7 +48,7 @@ typedef struct cuda_wave {
      * kernel: as many as can be resident at once (its registers and
      * shared memory decide). A grid-stride kernel launched with more
      * blocks than fit runs its last ones in a second, partly empty round. */
-    int g_extend, g_shade, g_connect, g_resolve, g_tail, g_gather;
+    int g_extend, g_camera, g_shade, g_connect, g_resolve, g_tail, g_gather;
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
     tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
@@ -98,7 +98,8 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uin
  * hit's shading key (pw_wf_shade_key), one list per key (the lanes of a
  * warp with one key take their entries with one atomic), and shade walks
  * the lists one after the other: item k of the queue is entry k - first(t)
- * of list t. */
+ * of list t. Camera rays keep their order: a warp's camera rays (an 8x4
+ * tile) mostly hit one material. */
 __device__ static void file_by_key(pw_wave *w, uint32_t *sorted, uint32_t key, uint32_t i)
 {
     unsigned mask = __activemask(), peers = __match_any_sync(mask, key);
@@ -110,17 +111,31 @@ __device__ static void file_by_key(pw_wave *w, uint32_t *sorted, uint32_t key, u
     sorted[key * w->cap + base + (uint32_t)__popc(peers & ((1u << lane) - 1u))] = i;
 }
 
-__global__ void __launch_bounds__(WAVE_BLOCK, 8) k_extend(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted)
-{
-    pw_cuda_spheres_to_shared(&v);
-    uint32_t q = QUEUE(params);
-    GRID_STRIDE(i, w.counters[PW_WF_RAYS])
-    {
-        uint32_t prim = pw_wf_extend(&w, &v, q, i);
-        if (sorted)
-            file_by_key(&w, sorted, pw_wf_shade_key(&v, prim), i);
+/* Extend comes in two kernels when rays go through the 4-wide BVH: camera
+ * rays take pw_bvh4_trace's walk and bounce rays the walk with postponed
+ * leaves (pw_trace_extend); with both walks in one kernel the camera rays'
+ * walk ran 15% slower (bunnies-mixed: 0.51 against 0.44 ms). Both are
+ * launched at every bounce and the one whose bounce it is not returns at
+ * once; from_bounce is 1 for k_extend when k_extend_camera runs, else 0.
+ * 64 registers (8 blocks of 128 an SM) fit without spilling the walks:
+ * bunnies-mixed +2%, bunny +3% against the 70 they would take. */
+#define EXTEND_KERNEL(name, camera, min_blocks)                                                                    \
+    __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
+        name(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted, uint32_t from_bounce)           \
+    {                                                                                                              \
+        uint32_t q = QUEUE(params), bounce = params[P_BOUNCE];                                                     \
+        if (camera ? bounce != 0 : bounce < from_bounce)                                                           \
+            return;                                                                                                \
+        pw_cuda_spheres_to_shared(&v);                                                                             \
+        GRID_STRIDE(i, w.counters[PW_WF_RAYS])                                                                     \
+        {                                                                                                          \
+            uint32_t prim = pw_wf_extend(&w, &v, q, camera, i);                                                    \
+            if (sorted && bounce > 0)                                                                              \
+                file_by_key(&w, sorted, pw_wf_shade_key(&v, prim), i);                                             \
+        }                                                                                                          \
     }
-}
+EXTEND_KERNEL(k_extend, 0, 8)
+EXTEND_KERNEL(k_extend_camera, 1, 8)
 
 /* The first item of each key's list in the queue's order, in shared memory. */
 __device__ static void key_starts(const pw_wave *w, uint32_t first[PW_WF_N_KEYS + 1])
@@ -157,6 +172,8 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
     {                                                                                                              \
         pw_cuda_spheres_to_shared(&v);                                                                             \
         __shared__ uint32_t first[PW_WF_N_KEYS + 1];                                                               \
+        if (params[P_BOUNCE] == 0)                                                                                 \
+            sorted = NULL;                                                                                         \
         if (sorted)                                                                                                \
             key_starts(&w, first);                                                                                 \
         uint32_t q = QUEUE(params);                                                                                \
@@ -185,12 +202,15 @@ __global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params
     pw_wf_gather(&w, &prm, i, params[0], params[2], params[3], sum);
 }
 
-/* The last paths of a wave, each run to its end by one thread; capped at
- * 64 registers like the megakernel, whose loop it is. Runs after k_advance
- * (the bounce index already moved on), not after the last bounce. Two
- * variants, as for shade. */
+/* The last paths of a wave, each run to its end by one thread (the
+ * megakernel's loop). Capped at 80 registers (6 blocks of 128 an SM),
+ * where the megakernel takes 64: the tail runs few paths, so fewer spills
+ * count for more than more warps (against 64: bunnies-mixed +3%, bunny
+ * +2-4%, cornell +1-2%, the others within 1%; docs/PERFORMANCE.md). Runs
+ * after k_advance (the bounce index already moved on), not after the last
+ * bounce. Two variants, as for shade. */
 #define TAIL_KERNEL(name, kinds)                                                                                   \
-    __global__ void __launch_bounds__(WAVE_BLOCK, 8)                                                               \
+    __global__ void __launch_bounds__(WAVE_BLOCK, 6)                                                               \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, float *sum,                 \
              unsigned long long *totals)                                                                           \
     {                                                                                                              \
@@ -334,6 +354,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     cw->resolves = r->params.split > 1 || pw_wave_casts_shadows(&r->view, r->params.light_mode);
     pw_status st;
     if ((st = resident_grid((const void *)k_extend, smem, sms, &cw->g_extend)) != PW_OK ||
+        (st = resident_grid((const void *)k_extend_camera, smem, sms, &cw->g_camera)) != PW_OK ||
         (st = resident_grid((const void *)cw->shade, smem, sms, &cw->g_shade)) != PW_OK ||
         (st = resident_grid((const void *)k_connect, smem, sms, &cw->g_connect)) != PW_OK ||
         (st = resident_grid((const void *)k_resolve, 0, sms, &cw->g_resolve)) != PW_OK ||
@@ -343,7 +364,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     /* A queue shorter than the threads the GPU holds at once cannot hide a
      * stage's latency, so from there on paths are finished in one kernel,
      * one path a thread: the queue must fit the threads the tail kernel
-     * holds at once (135,168 on an H100; twice that, two paths a thread
+     * holds at once (101,376 on an H100; 270,336, two paths a thread
      * one after the other, measured 3% slower on bunnies-mixed and rtiow:
      * docs/PERFORMANCE.md). PATHWAVE_WAVE_TAIL=N sets the largest queue so
      * finished (0: never), for comparisons. */
@@ -416,7 +437,11 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
             STEP(cudaEventRecord(EV(b, k), st));     \
     } while (0)
     MARK(1);
-    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params, cw->d_sorted)));
+    uint32_t wide = c->scene.view.wide_bvh;
+    if (wide)
+        STEP((k_extend_camera<<<cw->g_camera, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params,
+                                                                      cw->d_sorted, 0)));
+    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params, cw->d_sorted, wide)));
     MARK(2);
     STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params,
                                                            cw->d_sorted)));
