@@ -31,6 +31,7 @@ enum {
     PW_WF_SHADED = 3,  /* paths resolve visits this bounce: with shadow rays, or split children that ended */
     PW_WF_SLOTS = 4,   /* path slots in use */
     PW_WF_TAIL = 5,    /* paths of the current queue left to pw_wf_finish_tail (GPU) */
+    PW_WF_FETCH = 6,   /* GPU: items of the current queue taken by extend's warps */
     PW_WF_KEYS = 8,    /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
     PW_WF_COUNTERS = 16
 };

@@ -41,6 +41,7 @@ typedef struct cuda_wave {
     uint32_t *d_params;           /* the wave: first pixel, first sample, pixels, samples; the bounce */
     uint32_t *d_sorted;           /* shading in key order: PW_WF_N_KEYS lists of cap positions (NULL: off) */
     int resolves;                 /* whether any path can have work for connect and resolve */
+    uint32_t fetch;               /* k_extend's warps take rays 32 at a time as they finish (meshes) */
     cudaStream_t stream;
     cudaGraphExec_t graph;        /* a whole wave, built once */
     cudaGraphConditionalHandle loop_handle; /* the bounce loop's condition */
@@ -82,6 +83,7 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uin
         w.counters[PW_WF_SHADED] = 0;
         w.counters[PW_WF_SLOTS] = n;
         w.counters[PW_WF_TAIL] = 0;
+        w.counters[PW_WF_FETCH] = 0;
         for (int k = 0; k < PW_WF_N_KEYS; k++)
             w.counters[PW_WF_KEYS + k] = 0;
         params[P_BOUNCE] = 0;
@@ -117,21 +119,49 @@ __device__ static void file_by_key(pw_wave *w, uint32_t *sorted, uint32_t key, u
  * walk ran 15% slower (bunnies-mixed: 0.51 against 0.44 ms). Both are
  * launched at every bounce and the one whose bounce it is not returns at
  * once; from_bounce is 1 for k_extend when k_extend_camera runs, else 0.
+ * fetch: k_extend's warps take their rays from the queue 32 at a time
+ * (wave_setup says when); else, and for camera rays, a grid-stride loop.
  * 64 registers (8 blocks of 128 an SM) fit without spilling the walks:
  * bunnies-mixed +2%, bunny +3% against the 70 they would take. */
+__device__ __forceinline__ static void extend_item(pw_wave *w, const pw_scene_view *v, uint32_t q, uint32_t bounce,
+                                                   int camera, uint32_t *sorted, uint32_t i)
+{
+    uint32_t prim = pw_wf_extend(w, v, q, camera, i);
+    if (sorted && bounce > 0)
+        file_by_key(w, sorted, pw_wf_shade_key(v, prim), i);
+}
+
+/* The bounce rays of the queue, each warp taking the next 32 as soon as
+ * its last 32 are done. */
+__device__ static void extend_fetching(pw_wave *w, const pw_scene_view *v, uint32_t q, uint32_t bounce,
+                                       uint32_t *sorted, uint32_t n)
+{
+    for (uint32_t lane = threadIdx.x % 32u;;) {
+        uint32_t base = 0;
+        if (lane == 0)
+            base = atomicAdd(&w->counters[PW_WF_FETCH], 32u);
+        base = __shfl_sync(0xffffffffu, base, 0);
+        if (base >= n)
+            return;
+        if (base + lane < n)
+            extend_item(w, v, q, bounce, 0, sorted, base + lane);
+    }
+}
+
 #define EXTEND_KERNEL(name, camera, min_blocks)                                                                    \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
-        name(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted, uint32_t from_bounce)           \
+        name(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted, uint32_t from_bounce,          \
+             uint32_t fetch)                                                                                       \
     {                                                                                                              \
-        uint32_t q = QUEUE(params), bounce = params[P_BOUNCE];                                                     \
+        uint32_t q = QUEUE(params), bounce = params[P_BOUNCE], n = w.counters[PW_WF_RAYS];                         \
         if (camera ? bounce != 0 : bounce < from_bounce)                                                           \
             return;                                                                                                \
         pw_cuda_spheres_to_shared(&v);                                                                             \
-        GRID_STRIDE(i, w.counters[PW_WF_RAYS])                                                                     \
-        {                                                                                                          \
-            uint32_t prim = pw_wf_extend(&w, &v, q, camera, i);                                                    \
-            if (sorted && bounce > 0)                                                                              \
-                file_by_key(&w, sorted, pw_wf_shade_key(&v, prim), i);                                             \
+        if (camera || !fetch) {                                                                                    \
+            GRID_STRIDE(i, n)                                                                                      \
+            extend_item(&w, &v, q, bounce, camera, sorted, i);                                                     \
+        } else {                                                                                                   \
+            extend_fetching(&w, &v, q, bounce, sorted, n);                                                         \
         }                                                                                                          \
     }
 EXTEND_KERNEL(k_extend, 0, 8)
@@ -251,6 +281,7 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     w.counters[PW_WF_NEXT] = 0;
     w.counters[PW_WF_SHADOWS] = 0;
     w.counters[PW_WF_SHADED] = 0;
+    w.counters[PW_WF_FETCH] = 0;
     for (int k = 0; k < PW_WF_N_KEYS; k++)
         w.counters[PW_WF_KEYS + k] = 0;
     params[P_BOUNCE] = bounce + 1u;
@@ -352,6 +383,15 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
      * (bunnies-mixed, lit by an unsampled sky, launched eight empty grids
      * a frame). */
     cw->resolves = r->params.split > 1 || pw_wave_casts_shadows(&r->view, r->params.light_mode);
+    /* Rays through a mesh's BVH differ in cost from ray to ray, so a
+     * grid-stride loop, which deals every warp the same share, waits on
+     * the warps whose rays were dear; k_extend's warps instead take the
+     * next 32 rays as soon as their last 32 are done (one atomic a warp):
+     * bunnies-mixed:16 +8%, cornell +2%, sponza +1%, bunny unchanged. Rays
+     * through spheres in shared memory cost alike (toy -1%: not used).
+     * PATHWAVE_WAVE_FETCH=0 or 1 decides instead, for comparisons. */
+    const char *fetch = getenv("PATHWAVE_WAVE_FETCH");
+    cw->fetch = fetch && (*fetch == '0' || *fetch == '1') ? *fetch == '1' : r->view.n_tris > 0;
     pw_status st;
     if ((st = resident_grid((const void *)k_extend, smem, sms, &cw->g_extend)) != PW_OK ||
         (st = resident_grid((const void *)k_extend_camera, smem, sms, &cw->g_camera)) != PW_OK ||
@@ -440,8 +480,9 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
     uint32_t wide = c->scene.view.wide_bvh;
     if (wide)
         STEP((k_extend_camera<<<cw->g_camera, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params,
-                                                                      cw->d_sorted, 0)));
-    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params, cw->d_sorted, wide)));
+                                                                      cw->d_sorted, 0, 0)));
+    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params, cw->d_sorted, wide,
+                                                           cw->fetch)));
     MARK(2);
     STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params,
                                                            cw->d_sorted)));
