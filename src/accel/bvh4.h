@@ -175,13 +175,18 @@ PW_HD int pw_bvh4_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax
  * reaches a leaf keeps it aside and walks on through nodes until every
  * active lane of its warp holds a leaf (or has finished), then the leaves
  * are tested together. The price: leaves tested later shrink tmax later,
- * so fewer popped entries are skipped behind the hit. Finds the same
- * closest hit as pw_bvh4_trace (the same tests and ties; test_bvh); on the
- * host the warp is one lane. */
+ * so fewer popped entries are skipped behind the hit. It finds the same
+ * closest hit as pw_bvh4_trace: it tests the leaves the plain walk tests,
+ * in the same order, and besides them only boxes and leaves the plain walk
+ * skipped behind a closer hit, which cannot beat it (test_bvh). On the
+ * host the warp is one lane; test_bvh_warp builds the test with
+ * PW_LANES_ANY(x) = 1, a warp whose other lanes never hold a leaf. */
+#ifndef PW_LANES_ANY
 #if PW_DEVICE_CODE
 #define PW_LANES_ANY(x) __any_sync(__activemask(), (x))
 #else
 #define PW_LANES_ANY(x) (x)
+#endif
 #endif
 
 /* The next entry on the stack not behind the closest hit so far, or

@@ -62,10 +62,11 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
 
 /* Closest hits for the GPU wavefront's extend stage, a kernel that does
  * nothing but walk: for bounce rays over the 4-wide BVH, the walk with
- * postponed leaves (pw_bvh4_trace_postponed), which measured +6% on
- * bunnies-mixed's first bounce but 20% slower on its camera rays, whose
- * lanes mostly step alike already (docs/PERFORMANCE.md); otherwise
- * pw_trace. The megakernels keep pw_trace's walk. */
+ * postponed leaves (pw_bvh4_trace_postponed); for camera rays, whose lanes
+ * mostly step alike already, and otherwise, pw_trace. Measured
+ * (docs/PERFORMANCE.md): postponed for every ray, bunnies-mixed +1-2% but
+ * sponza -2%, bunny -1-2%; for bounce rays only, bunnies-mixed +1.5-2%,
+ * sponza unchanged. The megakernels keep pw_trace's walk. */
 #ifndef PW_EXTEND_POSTPONED
 #define PW_EXTEND_POSTPONED 1
 #endif

@@ -134,10 +134,11 @@ static inline void pw_sincos_host(float x, float *s, float *c)
 
 /* Hot structs state their size where they are declared, and this checks it. */
 #ifdef __cplusplus
-#define PW_SIZE_CHECK(type, bytes) static_assert(sizeof(type) == (bytes), #type " is not " #bytes " bytes")
+#define PW_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #else
-#define PW_SIZE_CHECK(type, bytes) _Static_assert(sizeof(type) == (bytes), #type " is not " #bytes " bytes")
+#define PW_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
+#define PW_SIZE_CHECK(type, bytes) PW_STATIC_ASSERT(sizeof(type) == (bytes), #type " is not " #bytes " bytes")
 
 #define PW_PI 3.14159265358979323846f
 #define PW_INV_PI 0.31830988618379067154f

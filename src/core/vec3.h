@@ -12,6 +12,20 @@ typedef struct pw_vec3 {
 PW_HD pw_vec3 v3(float x, float y, float z) { pw_vec3 r = {x, y, z}; return r; }
 PW_HD pw_vec3 v3s(float s) { return v3(s, s, s); }
 PW_HD pw_vec3 v3_add(pw_vec3 a, pw_vec3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+/* a + b, each sum rounded on its own. nvcc fuses a product and the add
+ * after it into one rounding (a * s + c as an FMA) unless told not to;
+ * radiance is summed with this, so that a term added right where it is
+ * made (the megakernel) and one stored and added later (the wavefront's
+ * shadow records and lazy radiance) round alike. The host is built with
+ * -ffp-contract=off. */
+PW_HD pw_vec3 v3_add_rn(pw_vec3 a, pw_vec3 b)
+{
+#if PW_DEVICE_CODE
+    return v3(__fadd_rn(a.x, b.x), __fadd_rn(a.y, b.y), __fadd_rn(a.z, b.z));
+#else
+    return v3_add(a, b);
+#endif
+}
 PW_HD pw_vec3 v3_sub(pw_vec3 a, pw_vec3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
 PW_HD pw_vec3 v3_mul(pw_vec3 a, pw_vec3 b) { return v3(a.x * b.x, a.y * b.y, a.z * b.z); }
 PW_HD pw_vec3 v3_scale(pw_vec3 a, float s) { return v3(a.x * s, a.y * s, a.z * s); }

@@ -94,7 +94,7 @@ PW_HD void pw_path_miss(const pw_scene_view *s, const pw_render_params *prm, pw_
     float w = 1.0f;
     if (s->env_prob > 0.0f && prm->light_mode == PW_LIGHT_MODE_MIS && !(p->flags & PW_PATH_SPECULAR))
         w = pw_power_heuristic(p->prev_pdf, s->env_prob * pw_env_pdf(&s->env, p->ray.d));
-    p->L = v3_add(p->L, v3_scale(v3_mul(p->beta, pw_env_radiance(&s->env, p->ray.d)), w));
+    p->L = v3_add_rn(p->L, v3_scale(v3_mul(p->beta, pw_env_radiance(&s->env, p->ray.d)), w));
 }
 
 /* Emission of the surface just hit, weighted against light sampling. */
@@ -110,7 +110,7 @@ PW_HD void pw_path_add_emission(const pw_scene_view *s, const pw_render_params *
     } else if (prm->light_mode == PW_LIGHT_MODE_MIS && !(p->flags & PW_PATH_SPECULAR)) {
         w = pw_power_heuristic(p->prev_pdf, pw_light_pdf(s, sf->prim, p->ray.o, sf->p, sf->ng));
     }
-    p->L = v3_add(p->L, v3_scale(v3_mul(p->beta, m->emission), w));
+    p->L = v3_add_rn(p->L, v3_scale(v3_mul(p->beta, m->emission), w));
 }
 
 /* The toy tracer's light sampling at a Lambert hit: one cone-sampled shadow
@@ -280,7 +280,7 @@ PW_HD void pw_path_finish(const pw_scene_view *s, const pw_render_params *prm, p
         for (int i = 0; i < n; i++) {
             pw_hit hs;
             if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
-                p->L = v3_add(p->L, sh[i].contrib);
+                p->L = v3_add_rn(p->L, sh[i].contrib);
         }
         if (!alive)
             return;
@@ -367,7 +367,7 @@ PW_HD void pw_trace_shadows(const pw_scene_view *s, const pw_shadow_ray *sh, int
             for (int k = 0; k < n; k++) {
                 uint32_t g = (uint32_t)(first + k - base);
                 if (g < 32u && !(verdicts >> g & 1u))
-                    *L = v3_add(*L, sh[k].contrib);
+                    *L = v3_add_rn(*L, sh[k].contrib);
             }
             __syncwarp();
         }
@@ -378,7 +378,7 @@ PW_HD void pw_trace_shadows(const pw_scene_view *s, const pw_shadow_ray *sh, int
     for (int i = 0; i < n; i++) {
         pw_hit hs;
         if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
-            *L = v3_add(*L, sh[i].contrib);
+            *L = v3_add_rn(*L, sh[i].contrib);
     }
 }
 

@@ -32,12 +32,14 @@ enum {
     PW_WF_SLOTS = 4,   /* path slots in use */
     PW_WF_TAIL = 5,    /* paths of the current queue left to pw_wf_finish_tail (GPU) */
     PW_WF_FETCH = 6,   /* GPU: items of the current queue taken by extend's warps */
+    PW_WF_FETCH_SHADOWS = 7, /* GPU: shadow rays taken by connect's warps */
     PW_WF_KEYS = 8,    /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
     PW_WF_COUNTERS = 16
 };
 
 /* Shading keys: the material type of the hit, or a miss. */
 #define PW_WF_N_KEYS (PW_MAT_COUNT + 1)
+PW_STATIC_ASSERT(PW_WF_KEYS + PW_WF_N_KEYS <= PW_WF_COUNTERS, "the shading keys' counters overflow the counter block");
 
 /* 16 bytes, 16-byte aligned: one load or store of a group of four fields. */
 typedef struct pw_f4 {
@@ -191,7 +193,7 @@ PW_HD void pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int fresh
         if (v3_is_zero(L))
             return;
         pw_f4 l = pw_f4_load(&w->rad[i]);
-        L = v3_add(v3(l.x, l.y, l.z), L);
+        L = v3_add_rn(v3(l.x, l.y, l.z), L);
     }
     pw_f4_store(&w->rad[i], L.x, L.y, L.z, 0.0f);
 }
@@ -374,7 +376,7 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
         uint32_t j = first + k;
         if (w->s_visible[j]) {
             pw_f4 c = pw_f4_load(&w->s_contrib[j]);
-            L = v3_add(L, v3(c.x, c.y, c.z));
+            L = v3_add_rn(L, v3(c.x, c.y, c.z));
         }
     }
     pw_f4_store(&w->rad[pi], L.x, L.y, L.z, 0.0f);

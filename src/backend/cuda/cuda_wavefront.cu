@@ -1,10 +1,11 @@
 /* CUDA wavefront: one kernel per stage of integrator/wavefront.h, over
- * queues in device memory. Stage kernels are launched with a fixed,
- * occupancy-filling grid and read their item count from a device counter
- * the previous stage wrote, so no bounce waits for the host. A wave's whole
+ * queues in device memory. Stage kernels are launched with the grid each
+ * holds at once and read their item count from a device counter the
+ * previous stage wrote, so no bounce waits for the host. A wave's whole
  * sequence is one CUDA graph, built once and replayed per wave: generate,
- * then a conditional WHILE node whose body is one bounce (five stage kernels
- * and the tail), repeated for as long as k_advance finds paths left and
+ * then a conditional WHILE node whose body is one bounce (extend, shade,
+ * connect and resolve where shadow rays can occur, k_advance, and the
+ * tail), repeated for as long as k_advance finds paths left and
  * max_depth not reached; then gather. The bounce index lives on the device
  * (params[4]), so one body serves every bounce. The host never waits inside
  * a frame, and no kernel is launched for bounces that have no paths (a
@@ -12,8 +13,8 @@
  * bounce launching empty kernels: 1.2 ms of a Cornell box frame at max
  * depth 64). A wave takes several samples of every pixel when they fit
  * (pw_wave_plan), so small images do not pay a wave's fixed costs per
- * sample. Once a bounce's queue is shorter than the threads the GPU holds
- * at once, k_finish_tail runs those paths to their end (pw_wf_finish_tail):
+ * sample. Once a bounce's queue is no longer than the threads the tail
+ * kernel holds at once, k_finish_tail runs those paths to their end (pw_wf_finish_tail):
  * their rays are counted but no longer appear in the per-bounce stage
  * statistics. */
 #include <stdlib.h>
@@ -26,7 +27,8 @@
 
 #define WAVE_BLOCK 128
 /* Most path slots a wave takes when it can hold several samples a pixel:
- * 8M paths are 1.7-2.1 GB of state (1-2 shadow records a path). */
+ * 8M paths are 1.7-2.1 GB of state (1-2 shadow records a path), and
+ * 0.2 GB more for the shading lists where shade sorts by material. */
 #define WAVE_MAX_PATHS (1u << 23)
 
 typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, const uint32_t *);
@@ -37,11 +39,11 @@ typedef struct cuda_wave {
     pw_wave w;                    /* device pointers */
     void *mem;
     unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays */
-    uint32_t *d_log;              /* per bounce: rays, shadow rays, shaded paths (stage statistics) */
+    uint32_t *d_log;              /* per bounce: rays, shadow rays, paths resolve visits (stage statistics) */
     uint32_t *d_params;           /* the wave: first pixel, first sample, pixels, samples; the bounce */
     uint32_t *d_sorted;           /* shading in key order: PW_WF_N_KEYS lists of cap positions (NULL: off) */
     int resolves;                 /* whether any path can have work for connect and resolve */
-    uint32_t fetch;               /* k_extend's warps take rays 32 at a time as they finish (meshes) */
+    uint32_t fetch;               /* k_extend's and k_connect's warps take rays 32 at a time as they finish (meshes) */
     cudaStream_t stream;
     cudaGraphExec_t graph;        /* a whole wave, built once */
     cudaGraphConditionalHandle loop_handle; /* the bounce loop's condition */
@@ -49,7 +51,7 @@ typedef struct cuda_wave {
      * kernel: as many as can be resident at once (its registers and
      * shared memory decide). A grid-stride kernel launched with more
      * blocks than fit runs its last ones in a second, partly empty round. */
-    int g_extend, g_camera, g_shade, g_connect, g_resolve, g_tail, g_gather;
+    int g_extend, g_shade, g_connect, g_resolve, g_tail, g_gather;
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
     tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
@@ -84,6 +86,7 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uin
         w.counters[PW_WF_SLOTS] = n;
         w.counters[PW_WF_TAIL] = 0;
         w.counters[PW_WF_FETCH] = 0;
+        w.counters[PW_WF_FETCH_SHADOWS] = 0;
         for (int k = 0; k < PW_WF_N_KEYS; k++)
             w.counters[PW_WF_KEYS + k] = 0;
         params[P_BOUNCE] = 0;
@@ -113,59 +116,52 @@ __device__ static void file_by_key(pw_wave *w, uint32_t *sorted, uint32_t key, u
     sorted[key * w->cap + base + (uint32_t)__popc(peers & ((1u << lane) - 1u))] = i;
 }
 
-/* Extend comes in two kernels when rays go through the 4-wide BVH: camera
- * rays take pw_bvh4_trace's walk and bounce rays the walk with postponed
- * leaves (pw_trace_extend); with both walks in one kernel the camera rays'
- * walk ran 15% slower (bunnies-mixed: 0.51 against 0.44 ms). Both are
- * launched at every bounce and the one whose bounce it is not returns at
- * once; from_bounce is 1 for k_extend when k_extend_camera runs, else 0.
- * fetch: k_extend's warps take their rays from the queue 32 at a time
- * (wave_setup says when); else, and for camera rays, a grid-stride loop.
- * 64 registers (8 blocks of 128 an SM) fit without spilling the walks:
- * bunnies-mixed +2%, bunny +3% against the 70 they would take. */
+/* One ray of the queue: camera rays (bounce 0) and bounce rays take their
+ * walks of the BVH (pw_trace_extend), and bounce rays are filed by
+ * shading key (camera rays keep their order: an 8x4 tile mostly sees one
+ * material). */
 __device__ __forceinline__ static void extend_item(pw_wave *w, const pw_scene_view *v, uint32_t q, uint32_t bounce,
-                                                   int camera, uint32_t *sorted, uint32_t i)
+                                                   uint32_t *sorted, uint32_t i)
 {
-    uint32_t prim = pw_wf_extend(w, v, q, camera, i);
+    uint32_t prim = pw_wf_extend(w, v, q, bounce == 0, i);
     if (sorted && bounce > 0)
         file_by_key(w, sorted, pw_wf_shade_key(v, prim), i);
 }
 
-/* The bounce rays of the queue, each warp taking the next 32 as soon as
- * its last 32 are done. */
-__device__ static void extend_fetching(pw_wave *w, const pw_scene_view *v, uint32_t q, uint32_t bounce,
-                                       uint32_t *sorted, uint32_t n)
+/* The first of the next 32 items of a queue counted by *taken, for the
+ * calling warp (one atomic a warp; every lane calls it). */
+__device__ static uint32_t take32(uint32_t *taken)
 {
+    uint32_t base = 0;
+    if (threadIdx.x % 32u == 0u)
+        base = atomicAdd(taken, 32u);
+    return __shfl_sync(0xffffffffu, base, 0);
+}
+
+/* Held to 64 registers (8 blocks of 128 an SM; 64 bytes of spills with
+ * both walks): bunnies-mixed +2%, bunny +3% against 70 and 7 blocks. fetch: the
+ * warps take their rays from the queue 32 at a time as they finish
+ * (wave_setup says when), else a grid-stride loop deals them out. Both
+ * walks live in this one kernel: a kernel of its own for camera rays
+ * measured 4% slower on bunnies-mixed (docs/PERFORMANCE.md). */
+__global__ void __launch_bounds__(WAVE_BLOCK, 8)
+    k_extend(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted, uint32_t fetch)
+{
+    uint32_t q = QUEUE(params), bounce = params[P_BOUNCE], n = w.counters[PW_WF_RAYS];
+    pw_cuda_spheres_to_shared(&v);
+    if (!fetch) {
+        GRID_STRIDE(i, n)
+        extend_item(&w, &v, q, bounce, sorted, i);
+        return;
+    }
     for (uint32_t lane = threadIdx.x % 32u;;) {
-        uint32_t base = 0;
-        if (lane == 0)
-            base = atomicAdd(&w->counters[PW_WF_FETCH], 32u);
-        base = __shfl_sync(0xffffffffu, base, 0);
+        uint32_t base = take32(&w.counters[PW_WF_FETCH]);
         if (base >= n)
             return;
         if (base + lane < n)
-            extend_item(w, v, q, bounce, 0, sorted, base + lane);
+            extend_item(&w, &v, q, bounce, sorted, base + lane);
     }
 }
-
-#define EXTEND_KERNEL(name, camera, min_blocks)                                                                    \
-    __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
-        name(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted, uint32_t from_bounce,          \
-             uint32_t fetch)                                                                                       \
-    {                                                                                                              \
-        uint32_t q = QUEUE(params), bounce = params[P_BOUNCE], n = w.counters[PW_WF_RAYS];                         \
-        if (camera ? bounce != 0 : bounce < from_bounce)                                                           \
-            return;                                                                                                \
-        pw_cuda_spheres_to_shared(&v);                                                                             \
-        if (camera || !fetch) {                                                                                    \
-            GRID_STRIDE(i, n)                                                                                      \
-            extend_item(&w, &v, q, bounce, camera, sorted, i);                                                     \
-        } else {                                                                                                   \
-            extend_fetching(&w, &v, q, bounce, sorted, n);                                                         \
-        }                                                                                                          \
-    }
-EXTEND_KERNEL(k_extend, 0, 8)
-EXTEND_KERNEL(k_extend_camera, 1, 8)
 
 /* The first item of each key's list in the queue's order, in shared memory. */
 __device__ static void key_starts(const pw_wave *w, uint32_t first[PW_WF_N_KEYS + 1])
@@ -213,11 +209,23 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
 SHADE_KERNEL(k_shade, PW_KINDS_ALL, 4)
 SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, 5)
 
-__global__ void k_connect(pw_wave w, pw_scene_view v)
+/* Shadow rays, taken as extend takes its rays (fetch). */
+__global__ void k_connect(pw_wave w, pw_scene_view v, uint32_t fetch)
 {
     pw_cuda_spheres_to_shared(&v);
-    GRID_STRIDE(i, w.counters[PW_WF_SHADOWS])
-    pw_wf_connect(&w, &v, i);
+    uint32_t n = w.counters[PW_WF_SHADOWS];
+    if (!fetch) {
+        GRID_STRIDE(i, n)
+        pw_wf_connect(&w, &v, i);
+        return;
+    }
+    for (uint32_t lane = threadIdx.x % 32u;;) {
+        uint32_t base = take32(&w.counters[PW_WF_FETCH_SHADOWS]);
+        if (base >= n)
+            return;
+        if (base + lane < n)
+            pw_wf_connect(&w, &v, base + lane);
+    }
 }
 
 __global__ void k_resolve(pw_wave w, pw_render_params prm, float *sum)
@@ -282,6 +290,7 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     w.counters[PW_WF_SHADOWS] = 0;
     w.counters[PW_WF_SHADED] = 0;
     w.counters[PW_WF_FETCH] = 0;
+    w.counters[PW_WF_FETCH_SHADOWS] = 0;
     for (int k = 0; k < PW_WF_N_KEYS; k++)
         w.counters[PW_WF_KEYS + k] = 0;
     params[P_BOUNCE] = bounce + 1u;
@@ -385,8 +394,9 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     cw->resolves = r->params.split > 1 || pw_wave_casts_shadows(&r->view, r->params.light_mode);
     /* Rays through a mesh's BVH differ in cost from ray to ray, so a
      * grid-stride loop, which deals every warp the same share, waits on
-     * the warps whose rays were dear; k_extend's warps instead take the
-     * next 32 rays as soon as their last 32 are done (one atomic a warp):
+     * the warps whose rays were dear; k_extend's (and k_connect's) warps
+     * instead take the next 32 rays as soon as their last 32 are done (one
+     * atomic a warp), measured for extend:
      * bunnies-mixed:16 +8%, cornell +2%, sponza +1%, bunny unchanged. Rays
      * through spheres in shared memory cost alike (toy -1%: not used).
      * PATHWAVE_WAVE_FETCH=0 or 1 decides instead, for comparisons. */
@@ -394,7 +404,6 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     cw->fetch = fetch && (*fetch == '0' || *fetch == '1') ? *fetch == '1' : r->view.n_tris > 0;
     pw_status st;
     if ((st = resident_grid((const void *)k_extend, smem, sms, &cw->g_extend)) != PW_OK ||
-        (st = resident_grid((const void *)k_extend_camera, smem, sms, &cw->g_camera)) != PW_OK ||
         (st = resident_grid((const void *)cw->shade, smem, sms, &cw->g_shade)) != PW_OK ||
         (st = resident_grid((const void *)k_connect, smem, sms, &cw->g_connect)) != PW_OK ||
         (st = resident_grid((const void *)k_resolve, 0, sms, &cw->g_resolve)) != PW_OK ||
@@ -477,18 +486,14 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
             STEP(cudaEventRecord(EV(b, k), st));     \
     } while (0)
     MARK(1);
-    uint32_t wide = c->scene.view.wide_bvh;
-    if (wide)
-        STEP((k_extend_camera<<<cw->g_camera, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params,
-                                                                      cw->d_sorted, 0, 0)));
-    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params, cw->d_sorted, wide,
+    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params, cw->d_sorted,
                                                            cw->fetch)));
     MARK(2);
     STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params,
                                                            cw->d_sorted)));
     MARK(3);
     if (cw->resolves)
-        STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view)));
+        STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->fetch)));
     MARK(4);
     if (cw->resolves)
         STEP((k_resolve<<<cw->g_resolve, WAVE_BLOCK, 0, st>>>(cw->w, r->params, c->d_sum)));
