@@ -189,8 +189,8 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
  * variants), which leaves the microfacet code out and needs 96 registers
  * (pick_wave_kernels): +1-2% on the Cornell box, Sponza, the bunny and
  * rtiow, -1.3% on toy (docs/PERFORMANCE.md). The general k_shade is held
- * to 128 registers (4 blocks an SM), which it fits without spilling, where
- * it would take 146: bunnies-mixed +2%. Capping it at 64 or 80 spilled and
+ * to 128 registers (4 blocks an SM; 12 bytes of spills), where it would
+ * take 146: bunnies-mixed +2%. Capping it at 64 or 80 spilled and
  * measured 10-20% slower. */
 #define SHADE_KERNEL(name, kinds, min_blocks)                                                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
