@@ -8,8 +8,8 @@
  * A bounce is: extend (closest hit for every queued path) -> shade
  * (emission, light sampling into the shadow queue, next direction into the
  * next ray queue) -> connect (any hit for every shadow ray) -> resolve (each
- * shaded path adds its unoccluded shadow contributions, in order; a finished
- * path keeps its radiance in its slot). A wave may hold several samples of
+ * path that made shadow rays adds its unoccluded contributions, in order; a
+ * finished path keeps its radiance in its slot). A wave may hold several samples of
  * each pixel (sample k of the wave's p-th pixel in slot k * pixels + p, its
  * pixels in rows or in 8x4 tiles, pw_wf_tiled); when the wave is
  * done, gather adds each pixel's samples in sample order, so the pixel sum
@@ -362,7 +362,7 @@ PW_HD void pw_atomic_add_float(float *p, float v)
 #endif
 }
 
-/* resolve: the path in slot i of the shaded list adds its unoccluded shadow
+/* resolve: the path of entry i of the resolve list adds its unoccluded shadow
  * contributions in the order they were made (the megakernel's order, so
  * images match it). A finished split child adds its radiance to its pixel
  * with atomics; other paths leave theirs in the slot for gather. */
