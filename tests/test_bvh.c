@@ -14,7 +14,15 @@
  *
  * Usage: test_bvh [synthetic|grazing|bunny|sponza]. ctest runs each group
  * as its own test; the mesh groups need the shared scenes and report
- * themselves skipped without them. */
+ * themselves skipped without them.
+ *
+ * Built a second time as test_bvh_warp (PW_TEST_WARP_WALK), where the walk
+ * with postponed leaves runs as in a GPU warp whose other lanes never hold
+ * a leaf: every lane walks on through nodes while it holds one. (A CMake
+ * compile definition cannot carry the function-like macro itself.) */
+#ifdef PW_TEST_WARP_WALK
+#define PW_LANES_ANY(x) 1
+#endif
 #include "test_common.h"
 
 #include "accel/bvh8_cpu.h"

@@ -179,8 +179,8 @@ PW_HD int pw_bvh4_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax
  * closest hit as pw_bvh4_trace: it tests the leaves the plain walk tests,
  * in the same order, and besides them only boxes and leaves the plain walk
  * skipped behind a closer hit, which cannot beat it (test_bvh). On the
- * host the warp is one lane; test_bvh_warp builds the test with
- * PW_LANES_ANY(x) = 1, a warp whose other lanes never hold a leaf. */
+ * host the warp is one lane; test_bvh_warp defines PW_LANES_ANY(x) as 1,
+ * a warp whose other lanes never hold a leaf. */
 #ifndef PW_LANES_ANY
 #if PW_DEVICE_CODE
 #define PW_LANES_ANY(x) __any_sync(__activemask(), (x))

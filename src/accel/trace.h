@@ -67,12 +67,9 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
  * (docs/PERFORMANCE.md): postponed for every ray, bunnies-mixed +1-2% but
  * sponza -2%, bunny -1-2%; for bounce rays only, bunnies-mixed +1.5-2%,
  * sponza unchanged. The megakernels keep pw_trace's walk. */
-#ifndef PW_EXTEND_POSTPONED
-#define PW_EXTEND_POSTPONED 1
-#endif
 PW_HD int pw_trace_extend(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int camera_rays, pw_hit *hit)
 {
-#if PW_DEVICE_CODE && PW_EXTEND_POSTPONED
+#if PW_DEVICE_CODE
     if (!camera_rays && s->wide_bvh && s->flat_spheres == PW_FLAT_NONE)
         return pw_bvh4_trace_postponed(s, r, tmin, tmax, hit);
 #endif

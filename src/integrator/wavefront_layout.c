@@ -47,25 +47,26 @@ void pw_wave_carve(pw_wave *w, void *base, uint32_t cap, uint32_t shadows_per_pa
     carve(w, base, cap, shadows_per_path);
 }
 
+/* The sphere lights the toy estimator casts a shadow ray to (pw_path_toy_lights). */
+static uint32_t toy_lights(const pw_scene_view *s)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->n_lights; i++)
+        n += s->lights[i].type == PW_LIGHT_SPHERE;
+    return n;
+}
+
 int pw_wave_casts_shadows(const pw_scene_view *s, uint32_t light_mode)
 {
     if (light_mode == PW_LIGHT_MODE_MIS)
         return s->n_lights > 0 || s->env_prob > 0.0f; /* pw_path_sample_light */
-    if (light_mode == PW_LIGHT_MODE_TOY)
-        for (uint32_t i = 0; i < s->n_lights; i++)
-            if (s->lights[i].type == PW_LIGHT_SPHERE)
-                return 1; /* pw_path_toy_lights */
-    return 0;
+    return light_mode == PW_LIGHT_MODE_TOY && toy_lights(s) > 0;
 }
 
 uint32_t pw_wave_shadows_per_path(const pw_scene_view *s, uint32_t light_mode)
 {
-    if (light_mode == PW_LIGHT_MODE_MIS)
-        return 1;
     if (light_mode == PW_LIGHT_MODE_TOY) {
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < s->n_lights; i++)
-            n += s->lights[i].type == PW_LIGHT_SPHERE;
+        uint32_t n = toy_lights(s);
         return n < 1 ? 1 : (n > PW_MAX_SHADOW ? PW_MAX_SHADOW : n);
     }
     return 1;

@@ -23,8 +23,7 @@ typedef struct cpu_wave {
 typedef struct stage_ctx {
     pw_renderer *r;
     const pw_wave *w;
-    uint32_t q;      /* the bounce's ray queue, 0 or 1 */
-    uint32_t bounce;
+    uint32_t bounce; /* its ray queue is bounce & 1 */
     uint32_t first_pixel, pixels, sample, samples;
 } stage_ctx;
 
@@ -39,13 +38,13 @@ static void extend_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_extend(c->w, &c->r->view, c->q, c->bounce == 0, i);
+        pw_wf_extend(c->w, &c->r->view, c->bounce & 1u, c->bounce == 0, i);
 }
 
 static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32_t e)
 {
     for (uint32_t i = b; i < e; i++)
-        pw_wf_shade(w, &c->r->view, &c->r->params, c->q, i, c->r->params.kinds);
+        pw_wf_shade(w, &c->r->view, &c->r->params, c->bounce & 1u, i, c->r->params.kinds);
 }
 
 /* What a piece of at most CHUNK shade items makes (without splitting: a
@@ -66,7 +65,7 @@ typedef struct shade_out {
 static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e)
 {
     const pw_wave *w = c->w;
-    uint32_t nq = c->q ^ 1u;
+    uint32_t nq = (c->bounce & 1u) ^ 1u;
     pw_wave lw = *w;
     memset(o->counters, 0, sizeof o->counters);
     lw.counters = o->counters;
@@ -153,12 +152,11 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
 {
     pw_wave *w = &cw->w;
     uint32_t n = pixels * samples;
-    stage_ctx c = {r, w, 0, 0, first, pixels, sample, samples};
+    stage_ctx c = {r, w, 0, first, pixels, sample, samples};
     run_stage(&c, PW_STAGE_GENERATE, 0, n, generate_body);
     w->counters[PW_WF_SLOTS] = n;
     uint32_t rays = n;
     for (uint32_t bounce = 0; rays > 0; bounce++) {
-        c.q = bounce & 1u;
         c.bounce = bounce;
         w->counters[PW_WF_NEXT] = 0;
         w->counters[PW_WF_SHADOWS] = 0;

@@ -31,7 +31,7 @@
  * 0.2 GB more for the shading lists where shade sorts by material. */
 #define WAVE_MAX_PATHS (1u << 23)
 
-typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, const uint32_t *);
+typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t *);
 typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
                                unsigned long long *);
 
@@ -116,15 +116,22 @@ __device__ static void file_by_key(pw_wave *w, uint32_t *sorted, uint32_t key, u
     sorted[key * w->cap + base + (uint32_t)__popc(peers & ((1u << lane) - 1u))] = i;
 }
 
+/* The shading lists of this bounce: none for camera rays, which keep their
+ * order (an 8x4 tile mostly sees one material), so extend files nothing
+ * and shade takes the queue as it is. */
+__device__ __forceinline__ static uint32_t *lists_at(uint32_t *sorted, uint32_t bounce)
+{
+    return bounce == 0 ? NULL : sorted;
+}
+
 /* One ray of the queue: camera rays (bounce 0) and bounce rays take their
- * walks of the BVH (pw_trace_extend), and bounce rays are filed by
- * shading key (camera rays keep their order: an 8x4 tile mostly sees one
- * material). */
+ * walks of the BVH (pw_trace_extend), and hits are filed by shading key
+ * where the bounce has lists. */
 __device__ __forceinline__ static void extend_item(pw_wave *w, const pw_scene_view *v, uint32_t q, uint32_t bounce,
                                                    uint32_t *sorted, uint32_t i)
 {
     uint32_t prim = pw_wf_extend(w, v, q, bounce == 0, i);
-    if (sorted && bounce > 0)
+    if (lists_at(sorted, bounce))
         file_by_key(w, sorted, pw_wf_shade_key(v, prim), i);
 }
 
@@ -138,6 +145,15 @@ __device__ static uint32_t take32(uint32_t *taken)
     return __shfl_sync(0xffffffffu, base, 0);
 }
 
+/* Items i < n, each warp taking the next 32 (counted by *taken) as soon as
+ * its last 32 are done; GRID_STRIDE's counterpart, for work whose cost
+ * varies from item to item. Every lane of the warp must enter it. */
+#define FETCH_32(i, n, taken)                                                                                      \
+    for (uint32_t base_ = take32(taken), i = base_ + threadIdx.x % 32u; base_ < (n);                               \
+         base_ = take32(taken), i = base_ + threadIdx.x % 32u)                                                     \
+        if (i >= (n)) {                                                                                            \
+        } else
+
 /* Held to 64 registers (8 blocks of 128 an SM; 64 bytes of spills with
  * both walks): bunnies-mixed +2%, bunny +3% against 70 and 7 blocks. fetch: the
  * warps take their rays from the queue 32 at a time as they finish
@@ -149,17 +165,12 @@ __global__ void __launch_bounds__(WAVE_BLOCK, 8)
 {
     uint32_t q = QUEUE(params), bounce = params[P_BOUNCE], n = w.counters[PW_WF_RAYS];
     pw_cuda_spheres_to_shared(&v);
-    if (!fetch) {
+    if (fetch) {
+        FETCH_32(i, n, &w.counters[PW_WF_FETCH])
+        extend_item(&w, &v, q, bounce, sorted, i);
+    } else {
         GRID_STRIDE(i, n)
         extend_item(&w, &v, q, bounce, sorted, i);
-        return;
-    }
-    for (uint32_t lane = threadIdx.x % 32u;;) {
-        uint32_t base = take32(&w.counters[PW_WF_FETCH]);
-        if (base >= n)
-            return;
-        if (base + lane < n)
-            extend_item(&w, &v, q, bounce, sorted, base + lane);
     }
 }
 
@@ -194,12 +205,11 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
  * measured 10-20% slower. */
 #define SHADE_KERNEL(name, kinds, min_blocks)                                                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
-        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, const uint32_t *sorted)     \
+        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted)           \
     {                                                                                                              \
         pw_cuda_spheres_to_shared(&v);                                                                             \
         __shared__ uint32_t first[PW_WF_N_KEYS + 1];                                                               \
-        if (params[P_BOUNCE] == 0)                                                                                 \
-            sorted = NULL;                                                                                         \
+        sorted = lists_at(sorted, params[P_BOUNCE]);                                                               \
         if (sorted)                                                                                                \
             key_starts(&w, first);                                                                                 \
         uint32_t q = QUEUE(params);                                                                                \
@@ -214,17 +224,12 @@ __global__ void k_connect(pw_wave w, pw_scene_view v, uint32_t fetch)
 {
     pw_cuda_spheres_to_shared(&v);
     uint32_t n = w.counters[PW_WF_SHADOWS];
-    if (!fetch) {
+    if (fetch) {
+        FETCH_32(i, n, &w.counters[PW_WF_FETCH_SHADOWS])
+        pw_wf_connect(&w, &v, i);
+    } else {
         GRID_STRIDE(i, n)
         pw_wf_connect(&w, &v, i);
-        return;
-    }
-    for (uint32_t lane = threadIdx.x % 32u;;) {
-        uint32_t base = take32(&w.counters[PW_WF_FETCH_SHADOWS]);
-        if (base >= n)
-            return;
-        if (base + lane < n)
-            pw_wf_connect(&w, &v, base + lane);
     }
 }
 
