@@ -128,8 +128,10 @@ static inline void pw_sincos_host(float x, float *s, float *c)
 /* Index of the lowest set bit of a non-zero mask. */
 #if PW_DEVICE_CODE
 #define pw_lowest_bit(m) ((uint32_t)__ffs((int)(m)) - 1u)
+#define pw_lowest_bit64(m) ((uint32_t)__ffsll((long long)(m)) - 1u)
 #else
 #define pw_lowest_bit(m) ((uint32_t)__builtin_ctz((unsigned)(m)))
+#define pw_lowest_bit64(m) ((uint32_t)__builtin_ctzll((unsigned long long)(m)))
 #endif
 
 /* Hot structs state their size where they are declared, and this checks it. */

@@ -193,6 +193,13 @@ typedef struct pw_sphere_group {
 } pw_sphere_group;
 PW_SIZE_CHECK(pw_sphere_group, 32);
 
+/* 16 bytes: the ball a direction map bounds (accel/sphere_dirmap.h). */
+typedef struct pw_dirmap {
+    pw_vec3 c;
+    float rho2; /* its radius squared */
+} pw_dirmap;
+PW_SIZE_CHECK(pw_dirmap, 16);
+
 /* How a sphere-only scene's rays find their hits (pw_scene_view.flat_spheres). */
 #define PW_FLAT_NONE 0u   /* through the BVH */
 #define PW_FLAT_LIST 1u   /* every sphere against every ray */
@@ -238,6 +245,9 @@ typedef struct pw_scene_view {
     const pw_sphere *group_spheres;   /* their spheres in run order */
     const uint32_t *group_prims;      /* and those spheres' ids */
     uint32_t n_groups;
+    const pw_dirmap *dirmaps;      /* PW_FLAT_GROUPS, optional: the camera's and the sphere lights' direction maps */
+    const uint64_t *dirmap_masks;  /* PW_DIRMAP_TEXELS masks of group slots each */
+    uint32_t n_dirmaps;
 
     pw_env env;
     float env_prob; /* probability that a light sample goes to the environment map (0 without one) */

@@ -4,6 +4,7 @@
 
 #include "accel/sphere_groups.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Copies n bytes of host data to a new device buffer, remembered for freeing. */
@@ -103,6 +104,22 @@ pw_status pw_cuda_scene_upload_groups(const pw_scene_view *host, uint32_t max_ru
     if (st == PW_OK) {
         out->view.n_groups = g.n_groups;
         out->view.flat_spheres = PW_FLAT_GROUPS;
+    }
+    /* Direction maps for camera and shadow rays (accel/sphere_dirmap.h).
+     * PATHWAVE_CUDA_DIRMAPS=0 leaves them out, for comparisons; maps that
+     * cannot be built (host memory) leave those rays on the runs. */
+    const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS");
+    pw_scene_view hv = *host;
+    hv.group_spheres = g.spheres;
+    pw_dirmaps dm;
+    if (st == PW_OK && !(maps && *maps == '0') && pw_dirmaps_build(&hv, &dm)) {
+        st = upload(out, dm.maps, dm.n * sizeof *dm.maps, (const void **)&out->view.dirmaps, "direction maps");
+        if (st == PW_OK)
+            st = upload(out, dm.masks, (size_t)dm.n * PW_DIRMAP_TEXELS * sizeof *dm.masks,
+                        (const void **)&out->view.dirmap_masks, "direction maps");
+        if (st == PW_OK)
+            out->view.n_dirmaps = dm.n;
+        pw_dirmaps_free(&dm);
     }
     pw_sphere_groups_free(&g);
     return st;

@@ -1,0 +1,238 @@
+/* Direction maps (accel/sphere_dirmap.h) against brute force: camera rays
+ * (origins on the lens, looked up in the camera's map) and shadow rays to
+ * sphere lights (segments that end at a light, looked up in its map) find,
+ * through the few spheres their texel lists, the closest hit and any-hit
+ * verdict of every sphere against the ray; on the toy scene and on random
+ * scenes with a wide lens and lights of every size, and for directions
+ * right at texel borders. Also checks that the maps are used and prune:
+ * a map listing every sphere everywhere would pass the rest. */
+#include "test_common.h"
+
+#include "accel/sphere_groups.h"
+#include "core/sampling.h"
+#include "integrator/path.h"
+#include "scene/scene.h"
+
+typedef struct maps_under_test {
+    pw_scene_view flat;  /* every sphere against every ray */
+    pw_scene_view mapped; /* the GPU's sphere groups with direction maps */
+    pw_sphere_groups g;
+    pw_dirmaps m;
+} maps_under_test;
+
+static void maps_init(maps_under_test *t, pw_scene *s)
+{
+    assert_int_equal(pw_scene_prepare(s, 1), PW_OK);
+    t->flat = pw_scene_host_view(s, 16.0f / 9.0f);
+    t->flat.flat_spheres = PW_FLAT_LIST;
+    assert_true(pw_sphere_groups_build(&t->flat, 8, 8, &t->g));
+    t->mapped = t->flat;
+    t->mapped.flat_spheres = PW_FLAT_GROUPS;
+    t->mapped.groups = t->g.groups;
+    t->mapped.group_spheres = t->g.spheres;
+    t->mapped.group_prims = t->g.prims;
+    t->mapped.n_groups = t->g.n_groups;
+    assert_true(pw_dirmaps_build(&t->mapped, &t->m));
+    t->mapped.dirmaps = t->m.maps;
+    t->mapped.dirmap_masks = t->m.masks;
+    t->mapped.n_dirmaps = t->m.n;
+}
+
+static void maps_free(maps_under_test *t)
+{
+    pw_dirmaps_free(&t->m);
+    pw_sphere_groups_free(&t->g);
+}
+
+typedef struct tally {
+    long rays, mapped, listed, hits;
+} tally;
+
+/* One query both ways; fails on any difference. */
+static void check_ray(const maps_under_test *t, pw_ray r, float tmax, int any_hit, const char *what, tally *c)
+{
+    pw_hit hb, hm;
+    int fb = pw_trace(&t->flat, r, t->flat.t_min, tmax, any_hit, &hb);
+    int fm = pw_trace(&t->mapped, r, t->flat.t_min, tmax, any_hit, &hm);
+    if (fb != fm || (!any_hit && fb && (hb.prim != hm.prim || hb.t != hm.t)))
+        fail_msg("%s (o %.9g %.9g %.9g, d %.9g %.9g %.9g, tmax %.9g, %s): every sphere gives %s (sphere %u, t %.9g), "
+                 "the maps %s (sphere %u, t %.9g)", what, r.o.x, r.o.y, r.o.z, r.d.x, r.d.y, r.d.z, tmax,
+                 any_hit ? "any hit" : "closest", fb ? "a hit" : "no hit", hb.prim, hb.t, fm ? "a hit" : "no hit",
+                 hm.prim, hm.t);
+    uint64_t slots = pw_dirmap_slots(&t->mapped, r, tmax, any_hit);
+    if (slots != ~(uint64_t)0) {
+        c->mapped++;
+        c->listed += __builtin_popcountll(slots);
+    }
+    c->hits += fb;
+    c->rays++;
+}
+
+static pw_vec3 rand_unit(test_rng *g)
+{
+    for (;;) {
+        pw_vec3 d = v3(trng_range(g, -1, 1), trng_range(g, -1, 1), trng_range(g, -1, 1));
+        float l2 = v3_len2(d);
+        if (l2 > 1e-4f && l2 <= 1.0f)
+            return v3_scale(d, 1.0f / sqrtf(l2));
+    }
+}
+
+/* A direction on a texel border of the maps (a face edge or a line
+ * between two texels), where a lookup may round either way. */
+static pw_vec3 border_dir(test_rng *g)
+{
+    float c[3];
+    int axis = (int)(trng_unif(g) * 3.0), k = (int)(trng_unif(g) * (PW_DIRMAP_RES + 1));
+    c[axis] = trng_unif(g) < 0.5 ? -1.0f : 1.0f;
+    c[(axis + 1) % 3] = 2.0f * (float)k / PW_DIRMAP_RES - 1.0f;
+    c[(axis + 2) % 3] = trng_range(g, -1, 1);
+    return v3_norm(v3(c[0], c[1], c[2]));
+}
+
+/* Camera rays over and past the frame, and rays from anywhere in the
+ * lens's ball in any direction, border directions among them. */
+static void camera_rays(const maps_under_test *t, test_rng *g, int n, tally *c)
+{
+    const pw_camera *cam = &t->mapped.cam;
+    for (int i = 0; i < n; i++) {
+        pw_ray r;
+        if (i % 2 == 0) {
+            r = pw_camera_ray(cam, trng_range(g, -0.5f, 1.5f), trng_range(g, -0.5f, 1.5f), (float)trng_unif(g),
+                              (float)trng_unif(g));
+        } else {
+            r.o = v3_add(cam->origin, v3_scale(rand_unit(g), cam->lens_radius * (float)trng_unif(g)));
+            r.d = i % 4 == 1 ? border_dir(g) : rand_unit(g);
+        }
+        tally other = {0};
+        check_ray(t, r, PW_INF, 0, "camera ray", c);
+        check_ray(t, r, PW_INF, 1, "camera ray", &other); /* through the runs */
+    }
+}
+
+/* Shadow rays as the toy estimator casts them, from points on the
+ * spheres toward each sphere light, and segments from anywhere that end
+ * anywhere inside a light, border directions among them. */
+static void shadow_rays(const maps_under_test *t, test_rng *g, int n, float box, tally *c)
+{
+    const pw_scene_view *v = &t->flat;
+    for (uint32_t li = 0; li < v->n_lights; li++) {
+        if (v->lights[li].type != PW_LIGHT_SPHERE)
+            continue;
+        pw_sphere l = v->spheres[v->lights[li].prim];
+        for (int i = 0; i < n; i++) {
+            pw_ray r;
+            float tmax;
+            if (i % 2 == 0) {
+                pw_sphere on = v->spheres[(uint32_t)(trng_unif(g) * v->n_spheres)];
+                pw_vec3 nrm = rand_unit(g);
+                r.o = v3_add(on.c, v3_scale(nrm, on.r * 1.0001f + 1e-4f));
+                pw_vec3 to_c = v3_sub(l.c, r.o);
+                float d2 = v3_len2(to_c), cos_max = pw_sphere_cos_max(l.r, d2);
+                if (cos_max < 0.0f)
+                    continue;
+                r.d = pw_sample_cone(v3_scale(to_c, 1.0f / sqrtf(d2)), cos_max, (float)trng_unif(g),
+                                     (float)trng_unif(g));
+                tmax = pw_shadow_tmax_sphere(l, r.o, r.d, sqrtf(pw_maxf(0.0f, d2 - l.r * l.r)));
+            } else {
+                pw_vec3 end = v3_add(l.c, v3_scale(rand_unit(g), l.r * (float)trng_unif(g)));
+                if (i % 4 == 1)
+                    r.o = v3_add(end, v3_scale(border_dir(g), trng_range(g, 0.1f, 2.0f * box)));
+                else
+                    r.o = v3(trng_range(g, -box, box), trng_range(g, -box, box), trng_range(g, -box, box));
+                pw_vec3 seg = v3_sub(end, r.o);
+                tmax = sqrtf(v3_len2(seg));
+                r.d = v3_scale(seg, 1.0f / tmax);
+            }
+            tally other = {0};
+            check_ray(t, r, tmax, 1, "shadow ray", c);
+            check_ray(t, r, tmax, 0, "shadow ray", &other); /* through the runs */
+        }
+    }
+}
+
+static void report(const char *name, const maps_under_test *t, const tally *c)
+{
+    printf("%s: %u spheres, %u maps; %ld queries (%ld hits), %ld through a map listing %.2f spheres on average\n", name,
+           t->flat.n_spheres, t->m.n, c->rays, c->hits, c->mapped, c->mapped ? (double)c->listed / c->mapped : 0.0);
+}
+
+static void toy_scene(void **state)
+{
+    (void)state;
+    pw_scene *s;
+    assert_int_equal(pw_scene_builtin("toy", &s), PW_OK);
+    maps_under_test t;
+    maps_init(&t, s);
+    assert_int_equal(t.m.n, 3); /* the lens and the two sphere lights */
+    test_rng g = {11};
+    tally cam = {0}, sh = {0};
+    camera_rays(&t, &g, 100000, &cam);
+    shadow_rays(&t, &g, 100000, 8.0f, &sh);
+    report("toy, camera rays", &t, &cam);
+    report("toy, shadow rays", &t, &sh);
+    /* Every camera ray and nearly every shadow ray goes through a map
+     * (segments from points more than about 20 units away end outside
+     * their light's ball and walk the runs), and the maps prune: a
+     * texel lists a few of the 46 spheres. */
+    assert_int_equal(cam.mapped, cam.rays);
+    assert_true(sh.mapped > sh.rays * 9 / 10);
+    assert_true(cam.listed < cam.mapped * 6);
+    assert_true(sh.listed < sh.mapped * 8);
+    assert_true(cam.hits > cam.rays / 4 && sh.hits > sh.rays / 10);
+    maps_free(&t);
+    pw_scene_free(s);
+}
+
+/* Random spheres in a box of side 2 * box, some of them lights from tiny
+ * to large, and a camera with a wide lens somewhere in the box (maybe
+ * inside a sphere). */
+static void random_scene(void **state)
+{
+    (void)state;
+    const float box = 6.0f;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        test_rng g = {seed * 7919u};
+        pw_scene *s = pw_scene_new("random spheres");
+        assert_non_null(s);
+        uint32_t plain = pw_scene_add_material(s, pw_lambert(.5f, .5f, .5f));
+        uint32_t lamp = pw_scene_add_material(s, pw_emissive(pw_lambert(.5f, .5f, .5f), 4, 4, 4));
+        int n = 20 + (int)(seed * 7 % 45);
+        for (int i = 0; i < n; i++) {
+            pw_vec3 c = v3(trng_range(&g, -box, box), trng_range(&g, -box, box), trng_range(&g, -box, box));
+            float r = i % 8 == 0 ? trng_range(&g, 1.0f, 3.0f) : trng_range(&g, 0.01f, 0.8f);
+            assert_int_equal(pw_scene_add_sphere(s, c, r, i % 9 == 4 ? lamp : plain), PW_OK);
+        }
+        pw_camera_params cp;
+        pw_scene_get_camera(s, &cp);
+        for (int k = 0; k < 3; k++) {
+            cp.look_from[k] = trng_range(&g, -box, box);
+            cp.look_at[k] = trng_range(&g, -box, box);
+        }
+        cp.up[0] = 0, cp.up[1] = 1, cp.up[2] = 0;
+        cp.aperture = seed % 2 ? 0.0f : trng_range(&g, 0.1f, 1.5f);
+        cp.vfov_deg = trng_range(&g, 20.0f, 120.0f);
+        assert_int_equal(pw_scene_set_camera(s, &cp), PW_OK);
+        maps_under_test t;
+        maps_init(&t, s);
+        tally cam = {0}, sh = {0};
+        camera_rays(&t, &g, 20000, &cam);
+        shadow_rays(&t, &g, 5000, box, &sh);
+        report("random spheres, camera rays", &t, &cam);
+        report("random spheres, shadow rays", &t, &sh);
+        assert_true(t.m.n > 1);
+        assert_int_equal(cam.mapped, cam.rays);
+        assert_true(sh.mapped > sh.rays / 2);
+        maps_free(&t);
+        pw_scene_free(s);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(toy_scene),
+        cmocka_unit_test(random_scene),
+    };
+    return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
+}
