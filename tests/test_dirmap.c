@@ -14,7 +14,7 @@
 #include "scene/scene.h"
 
 typedef struct maps_under_test {
-    pw_scene_view flat;  /* every sphere against every ray */
+    pw_scene_view flat;   /* every sphere against every ray */
     pw_scene_view mapped; /* the GPU's sphere groups with direction maps */
     pw_sphere_groups g;
     pw_dirmaps m;
@@ -32,7 +32,7 @@ static void maps_init(maps_under_test *t, pw_scene *s)
     t->mapped.group_spheres = t->g.spheres;
     t->mapped.group_prims = t->g.prims;
     t->mapped.n_groups = t->g.n_groups;
-    assert_true(pw_dirmaps_build(&t->mapped, &t->m));
+    assert_true(pw_dirmaps_build(&t->mapped, t->g.spheres, &t->m));
     t->mapped.dirmaps = t->m.maps;
     t->mapped.dirmap_masks = t->m.masks;
     t->mapped.n_dirmaps = t->m.n;
@@ -51,8 +51,9 @@ typedef struct tally {
 /* One query both ways; fails on any difference. */
 static void check_ray(const maps_under_test *t, pw_ray r, float tmax, int any_hit, const char *what, tally *c)
 {
-    pw_hit hb, hm;
+    pw_hit hb;
     int fb = pw_trace(&t->flat, r, t->flat.t_min, tmax, any_hit, &hb);
+    pw_hit hm;
     int fm = pw_trace(&t->mapped, r, t->flat.t_min, tmax, any_hit, &hm);
     if (fb != fm || (!any_hit && fb && (hb.prim != hm.prim || hb.t != hm.t)))
         fail_msg("%s (o %.9g %.9g %.9g, d %.9g %.9g %.9g, tmax %.9g, %s): every sphere gives %s (sphere %u, t %.9g), "

@@ -65,11 +65,11 @@ static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, uin
             }
 }
 
-int pw_dirmaps_build(const pw_scene_view *s, pw_dirmaps *out)
+int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, pw_dirmaps *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t n = s->n_spheres;
-    if (n > 64 || !s->group_spheres)
+    if (n > 64 || !slots)
         return 0;
     /* The camera's ball: the lens (a pinhole's is a point). */
     out->maps[0].c = s->cam.origin;
@@ -93,7 +93,7 @@ int pw_dirmaps_build(const pw_scene_view *s, pw_dirmaps *out)
         return 0;
     for (uint32_t m = 0; m < out->n; m++) {
         out->maps[m].rho2 = rho[m] * rho[m];
-        build_map(out->maps[m].c, rho[m], s->group_spheres, n, out->masks + (size_t)m * PW_DIRMAP_TEXELS);
+        build_map(out->maps[m].c, rho[m], slots, n, out->masks + (size_t)m * PW_DIRMAP_TEXELS);
     }
     return 1;
 }

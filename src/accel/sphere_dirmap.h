@@ -46,19 +46,19 @@ extern "C" {
 #define PW_DIRMAP_MAX 9 /* the camera and PW_MAX_SHADOW sphere lights */
 #define PW_NO_DIRMAP 0xffffffffu
 
-/* The maps of a scene of sphere groups: dirmaps[0] the camera's lens,
- * then one per sphere light (host memory; pw_dirmaps_free). */
+/* The maps of a small sphere scene: dirmaps[0] the camera's lens, then
+ * one per sphere light (host memory; pw_dirmaps_free). */
 typedef struct pw_dirmaps {
     pw_dirmap maps[PW_DIRMAP_MAX];
     uint64_t *masks; /* n * PW_DIRMAP_TEXELS, map by map */
     uint32_t n;
 } pw_dirmaps;
 
-/* Builds the maps of s, whose groups (s->groups, s->group_spheres) are
- * set: slot i of group_spheres is bit i of the masks. Returns 0 when out
- * of memory or when s has more than 64 spheres; with no sphere lights only
- * the camera's map is made. */
-int pw_dirmaps_build(const pw_scene_view *s, pw_dirmaps *out);
+/* Builds the maps of s over its spheres in the order slots holds them
+ * (the groups' run order): slot i is bit i of the masks. Returns 0 when out of memory or when s has
+ * more than 64 spheres; with no sphere lights only the camera's map is
+ * made. */
+int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, pw_dirmaps *out);
 void pw_dirmaps_free(pw_dirmaps *m);
 
 /* The texel of direction d (not necessarily of unit length): the face of
@@ -106,6 +106,34 @@ PW_HD uint64_t pw_dirmap_slots(const pw_scene_view *s, pw_ray r, float tmax, int
     if (map == PW_NO_DIRMAP)
         return ~(uint64_t)0;
     return s->dirmap_masks[map * PW_DIRMAP_TEXELS + pw_dirmap_texel(d)];
+}
+
+/* Closest (or any) hit among the spheres of the slots set in mask:
+ * spheres[i] for bit i, whose id is prims[i]. */
+PW_HD int pw_trace_sphere_slots(const pw_sphere *spheres, const uint32_t *prims, pw_ray r, float tmin, float tmax,
+                                int any_hit, uint64_t mask, pw_hit *hit)
+{
+    int found = 0;
+    hit->prim = PW_NO_HIT;
+    hit->t = tmax;
+    hit->u = hit->v = 0.0f;
+    while (mask) {
+        uint32_t i = pw_lowest_bit64(mask);
+        mask &= mask - 1u;
+        pw_sphere sp = spheres[i];
+        float t = pw_intersect_sphere(r.o, r.d, sp.c, sp.r, tmin, tmax);
+        if (t > 0.0f) {
+            tmax = t;
+            hit->t = t;
+            hit->prim = i;
+            found = 1;
+            if (any_hit)
+                break;
+        }
+    }
+    if (found)
+        hit->prim = prims[hit->prim];
+    return found;
 }
 
 #ifdef __cplusplus

@@ -50,33 +50,6 @@ void pw_sphere_groups_free(pw_sphere_groups *g);
 }
 #endif
 
-/* Closest (or any) hit among the spheres of the group slots set in slots. */
-PW_HD int pw_trace_sphere_slots(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit,
-                                uint64_t slots, pw_hit *hit)
-{
-    int found = 0;
-    hit->prim = PW_NO_HIT;
-    hit->t = tmax;
-    hit->u = hit->v = 0.0f;
-    while (slots) {
-        uint32_t i = pw_lowest_bit64(slots);
-        slots &= slots - 1u;
-        pw_sphere sp = s->group_spheres[i];
-        float t = pw_intersect_sphere(r.o, r.d, sp.c, sp.r, tmin, tmax);
-        if (t > 0.0f) {
-            tmax = t;
-            hit->t = t;
-            hit->prim = i;
-            found = 1;
-            if (any_hit)
-                break;
-        }
-    }
-    if (found)
-        hit->prim = s->group_prims[hit->prim];
-    return found;
-}
-
 /* Closest (or with any_hit, any) hit in (tmin, tmax) among the spheres of
  * s's groups (s->groups, s->group_spheres, s->group_prims). The boxes are
  * tested first into a mask; the runs entered are then taken lowest first,
@@ -87,7 +60,7 @@ PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, f
      * direction map lists. */
     uint64_t listed = pw_dirmap_slots(s, r, tmax, any_hit);
     if (listed != ~(uint64_t)0)
-        return pw_trace_sphere_slots(s, r, tmin, tmax, any_hit, listed, hit);
+        return pw_trace_sphere_slots(s->group_spheres, s->group_prims, r, tmin, tmax, any_hit, listed, hit);
     pw_vec3 inv_d = pw_safe_inverse(r.d), oid = v3_mul(r.o, inv_d);
     uint32_t enter = 0;
     PW_NO_UNROLL

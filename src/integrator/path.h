@@ -328,7 +328,9 @@ typedef struct pw_sample_pool {
  * as ray by ray. Without slots (the host; a pool without them) each lane
  * traces its own. The CUDA megakernel gives slots to its toy kernels
  * only: toy +4%, where the estimators that cast at most one shadow ray a
- * hit have nothing to deal out (docs/PERFORMANCE.md). The loops stay
+ * hit have nothing to deal out (docs/PERFORMANCE.md); and not to the toy
+ * kernel over the sphere groups, whose shadow rays became cheap with the
+ * direction maps (accel/sphere_dirmap.h), so that dealing them lost 8%. The loops stay
  * rolled: unrolled, they pushed the kernel past the instruction cache and
  * lost what the dealing gained. */
 PW_HD void pw_trace_shadows(const pw_scene_view *s, const pw_shadow_ray *sh, int n, pw_vec3 *L,

@@ -82,16 +82,20 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     uint32_t tile_x = blockIdx.x % tiles.nx, tile_y = blockIdx.x / tiles.nx * (blockDim.x / 32u) + warp;
     uint32_t npix = 1u << tiles.n_log2, per_chunk = tiles.chunk;
     /* Dynamic shared memory after the spheres: each warp's radiance, then
-     * each warp's 32 shadow slots, which the toy kernels deal their shadow
-     * rays through (pw_trace_shadows); in the others NULL is a literal, the
-     * code that deals them compiles away and the launch leaves the slots
-     * out (pw_cuda_render). */
+     * each warp's 32 shadow slots, which the toy kernels over the list and
+     * the BVH deal their shadow rays through (pw_trace_shadows); in the
+     * others NULL is a literal, the code that deals them compiles away and
+     * the launch leaves the slots out (pw_cuda_render). Over the sphere
+     * groups, shadow rays go through their lights' direction maps
+     * (accel/sphere_dirmap.h), a few sphere tests each, and dealing them
+     * out cost more than it saved: toy 12,770 Mray/s without it, 11,770
+     * with it (docs/PERFORMANCE.md). */
     pw_vec3 *radiance = (pw_vec3 *)((char *)pw_shared_spheres + flat_bytes);
     pw_shadow_slot *slots = (pw_shadow_slot *)(radiance + ((blockDim.x / 32u * per_chunk) << tiles.n_log2));
     pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (tiles.n_log2 - tiles.w_log2),
                            tiles.w_log2, tiles.n_log2, 0, 0, &next_item[warp],
                            radiance + ((warp * per_chunk) << tiles.n_log2),
-                           light_mode == PW_LIGHT_MODE_TOY ? slots + 32u * warp : NULL};
+                           light_mode == PW_LIGHT_MODE_TOY && list != PW_FLAT_GROUPS ? slots + 32u * warp : NULL};
     uint32_t ext = 0, shadow = 0;
     for (uint32_t done = 0; done < spp && pool.y0 < prm.height; done += per_chunk) {
         pool.first = sample_base + done;
@@ -288,6 +292,9 @@ static pw_status create(pw_renderer *r, cuda_state *c)
     if (flat_max > 1024)
         flat_max = 1024; /* 16 KiB of shared memory */
     c->scene.view.flat_spheres = PW_FLAT_NONE;
+    /* The list takes no direction maps: its 9 spheres in shared memory
+     * cost toy-small's camera rays less than a map's lookup (toy-small
+     * 24,280 Mray/s with the camera's map, 27,600 without). */
     if (r->scene->n_tris == 0 && r->scene->n_spheres <= flat_max)
         c->scene.view.flat_spheres = PW_FLAT_LIST;
     else if (r->scene->n_tris == 0 && r->scene->n_spheres <= PW_GROUPS_MAX_SPHERES && !(groups && *groups == '0')) {
@@ -300,10 +307,8 @@ static pw_status create(pw_renderer *r, cuda_state *c)
             el <= PW_GROUPS_MAX_SPHERES && er * el >= r->scene->n_spheres)
             runs = er, len = el;
         st = pw_cuda_scene_upload_groups(&r->view, runs, len, &c->scene);
-        if (st != PW_OK)
-            return st;
     }
-    return PW_OK;
+    return st;
 }
 
 extern "C" pw_status pw_cuda_create(pw_renderer *r)
@@ -329,12 +334,11 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     /* Dynamic shared memory: the spheres of a flat scene, then each warp's
-     * pool of radiance, then, for the toy kernels, each warp's shadow slots
-     * (mega_tile). Only they use slots, and the 1,792 bytes would cost the
+     * pool of radiance, then, for the toy kernels that deal shadow rays,
+     * each warp's shadow slots (mega_tile). Only they use slots, and the 1,792 bytes would cost the
      * others resident blocks at 16 samples a pixel and more. */
     mega_kernel_fn kernel = pick_kernel(r, c);
-    int slots = kernel == pw_megakernel_toy_list || kernel == pw_megakernel_toy_groups ||
-                kernel == pw_megakernel_toy_bvh;
+    int slots = kernel == pw_megakernel_toy_list || kernel == pw_megakernel_toy_bvh;
     size_t smem = pw_cuda_flat_bytes(&c->scene.view) +
                   ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3) +
                   (slots ? (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot) : 0);

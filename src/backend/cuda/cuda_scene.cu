@@ -84,6 +84,26 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     return PW_OK;
 }
 
+/* The direction maps of a scene of sphere groups whose spheres lie in
+ * slots in run order (accel/sphere_dirmap.h). */
+static pw_status upload_dirmaps(const pw_scene_view *host, const pw_sphere *slots, pw_cuda_scene *out)
+{
+    /* PATHWAVE_CUDA_DIRMAPS=0 leaves them out, for comparisons; maps that
+     * cannot be built (host memory) leave those rays on the runs. */
+    const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS");
+    pw_dirmaps dm;
+    if ((maps && *maps == '0') || !pw_dirmaps_build(host, slots, &dm))
+        return PW_OK;
+    pw_status st = upload(out, dm.maps, dm.n * sizeof *dm.maps, (const void **)&out->view.dirmaps, "direction maps");
+    if (st == PW_OK)
+        st = upload(out, dm.masks, (size_t)dm.n * PW_DIRMAP_TEXELS * sizeof *dm.masks,
+                    (const void **)&out->view.dirmap_masks, "direction maps");
+    if (st == PW_OK)
+        out->view.n_dirmaps = dm.n;
+    pw_dirmaps_free(&dm);
+    return st;
+}
+
 pw_status pw_cuda_scene_upload_groups(const pw_scene_view *host, uint32_t max_runs, uint32_t run_len,
                                       pw_cuda_scene *out)
 {
@@ -105,22 +125,8 @@ pw_status pw_cuda_scene_upload_groups(const pw_scene_view *host, uint32_t max_ru
         out->view.n_groups = g.n_groups;
         out->view.flat_spheres = PW_FLAT_GROUPS;
     }
-    /* Direction maps for camera and shadow rays (accel/sphere_dirmap.h).
-     * PATHWAVE_CUDA_DIRMAPS=0 leaves them out, for comparisons; maps that
-     * cannot be built (host memory) leave those rays on the runs. */
-    const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS");
-    pw_scene_view hv = *host;
-    hv.group_spheres = g.spheres;
-    pw_dirmaps dm;
-    if (st == PW_OK && !(maps && *maps == '0') && pw_dirmaps_build(&hv, &dm)) {
-        st = upload(out, dm.maps, dm.n * sizeof *dm.maps, (const void **)&out->view.dirmaps, "direction maps");
-        if (st == PW_OK)
-            st = upload(out, dm.masks, (size_t)dm.n * PW_DIRMAP_TEXELS * sizeof *dm.masks,
-                        (const void **)&out->view.dirmap_masks, "direction maps");
-        if (st == PW_OK)
-            out->view.n_dirmaps = dm.n;
-        pw_dirmaps_free(&dm);
-    }
+    if (st == PW_OK)
+        st = upload_dirmaps(host, g.spheres, out);
     pw_sphere_groups_free(&g);
     return st;
 }
