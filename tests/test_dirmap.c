@@ -36,6 +36,7 @@ static void maps_init(maps_under_test *t, pw_scene *s)
     t->mapped.dirmaps = t->m.maps;
     t->mapped.dirmap_masks = t->m.masks;
     t->mapped.n_dirmaps = t->m.n;
+    t->mapped.dirmap_camera = 1;
 }
 
 static void maps_free(maps_under_test *t)

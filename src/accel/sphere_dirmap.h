@@ -94,7 +94,7 @@ PW_HD uint64_t pw_dirmap_slots(const pw_scene_view *s, pw_ray r, float tmax, int
     uint32_t map = PW_NO_DIRMAP;
     pw_vec3 d = r.d;
     if (!any_hit) {
-        if (s->n_dirmaps > 0 && pw_dirmap_holds(&s->dirmaps[0], r.o))
+        if (s->dirmap_camera && pw_dirmap_holds(&s->dirmaps[0], r.o))
             map = 0;
     } else if (tmax < PW_INF) {
         pw_vec3 end = v3_add(r.o, v3_scale(r.d, tmax));

@@ -248,6 +248,7 @@ typedef struct pw_scene_view {
     const pw_dirmap *dirmaps;      /* PW_FLAT_GROUPS, optional: the camera's and the sphere lights' direction maps */
     const uint64_t *dirmap_masks;  /* PW_DIRMAP_TEXELS masks of group slots each */
     uint32_t n_dirmaps;
+    uint32_t dirmap_camera;        /* closest-hit rays from the lens use dirmaps[0] (the megakernels clear it) */
 
     pw_env env;
     float env_prob; /* probability that a light sample goes to the environment map (0 without one) */

@@ -65,6 +65,11 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
         view->flat_spheres = (uint32_t)list;
     if (wide != MEGA_ANY)
         view->wide_bvh = (uint32_t)wide;
+    /* Camera rays walk the sphere groups here, not the camera's direction
+     * map: a warp's lanes begin new paths at different passes, and its
+     * camera and bounce rays would take the two walks one after the other
+     * (toy 12,770 Mray/s with the map, 13,200 without). */
+    view->dirmap_camera = 0;
     /* A literal primitive count compiles out the other kind's branches (pw_prim_is_sphere). */
     if (only == ONLY_SPHERES)
         view->n_tris = 0;

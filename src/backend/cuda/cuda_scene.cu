@@ -98,8 +98,10 @@ static pw_status upload_dirmaps(const pw_scene_view *host, const pw_sphere *slot
     if (st == PW_OK)
         st = upload(out, dm.masks, (size_t)dm.n * PW_DIRMAP_TEXELS * sizeof *dm.masks,
                     (const void **)&out->view.dirmap_masks, "direction maps");
-    if (st == PW_OK)
+    if (st == PW_OK) {
         out->view.n_dirmaps = dm.n;
+        out->view.dirmap_camera = 1;
+    }
     pw_dirmaps_free(&dm);
     return st;
 }
