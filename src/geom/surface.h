@@ -23,7 +23,6 @@ PW_HD pw_surface pw_surface_at(const pw_scene_view *s, pw_ray r, const pw_hit *h
         pw_sphere sp = s->spheres[h->prim];
         sf.ng = v3_scale(v3_sub(sf.p, sp.c), pw_rcp(sp.r));
         sf.ns = sf.ng;
-        sf.mat = s->sphere_mat[h->prim];
     } else {
         uint32_t tri = h->prim - s->n_spheres;
         const uint32_t *ix = s->tri_idx + 3 * tri;
@@ -42,8 +41,8 @@ PW_HD pw_surface pw_surface_at(const pw_scene_view *s, pw_ray r, const pw_hit *h
                 sf.ns = v3_dot(n, sf.ng) < 0.0f ? v3_neg(n) : n;
             }
         }
-        sf.mat = s->tri_mat[tri];
     }
+    sf.mat = pw_prim_material(s, h->prim);
     sf.front = v3_dot(r.d, sf.ng) < 0.0f;
     return sf;
 }
