@@ -27,9 +27,11 @@ static double angle_between(const double a[3], const double b[3])
     return acos(c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c);
 }
 
-/* The masks of one ball (c, rho) over the n spheres of slots sp. Every
- * margin is far above float rounding: 1e-4 of the radii and 1e-4 radians
- * (texels are 5.6 degrees across). */
+/* The masks of one ball (c, rho) over the n spheres of slots sp, with
+ * margins of 1e-4 of the radii and 1e-4 radians (texels are 2.8 degrees
+ * across) for the rounding of the lookup's direction and of a camera
+ * ray's origin; a segment's end is checked with room for its rounding
+ * (pw_dirmap_ends_in). */
 static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, uint64_t *masks)
 {
     const double res = PW_DIRMAP_RES, ang_margin = 1e-4;
@@ -92,7 +94,7 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, pw_dirmaps 
     if (!out->masks)
         return 0;
     for (uint32_t m = 0; m < out->n; m++) {
-        out->maps[m].rho2 = rho[m] * rho[m];
+        out->maps[m].rho = rho[m];
         build_map(out->maps[m].c, rho[m], slots, n, out->masks + (size_t)m * PW_DIRMAP_TEXELS);
     }
     return 1;

@@ -6,7 +6,9 @@
  * sees in their direction. Here one map serves two kinds of rays:
  *
  *  - rays that start in B (camera rays, whose origins lie on the lens):
- *    looked up by their direction d;
+ *    looked up by their direction d; the wavefront's only, as a
+ *    megakernel's warp would walk its camera and bounce rays one after
+ *    the other (pw_scene_view.dirmap_camera);
  *  - segments that end in B (shadow rays to a sphere light, which end just
  *    short of its surface): the segment reversed starts in B, so it is
  *    looked up by -d.
@@ -20,12 +22,17 @@
  * is at most asin((r + rho) / |p - c|) + a. The build takes every sphere
  * that passes that test, with margins far above float rounding, so a
  * lookup never drops a sphere the ray can hit: the closest hit and the
- * any-hit verdict are those of every sphere against the ray.
+ * any-hit verdict are those of every sphere against the ray. The lookup
+ * keeps the rounding of a segment's end off the ball's radius
+ * (pw_dirmap_ends_in), and directions are rounded to texels within the
+ * angular margin.
  *
  * On toy a shadow ray walked the boxes of 8 runs and about 8 spheres in 2
  * runs; through its light's map it tests 4.5 spheres on average (the
  * light itself and the ground among them), a camera ray 0.8. Measured
- * (docs/PERFORMANCE.md): the CUDA megakernel 5% and wavefront 9% faster.
+ * (docs/PERFORMANCE.md): toy's CUDA megakernel 19% faster (with its
+ * shadow rays no longer dealt out, and camera rays on the runs), the
+ * wavefront 10%.
  * The CPU's sphere scenes run through 8-wide blocks (bvh8_flat.h) and
  * eight paths at a time (cpu_lanes8.c) and do not use the maps. */
 #ifndef PW_SPHERE_DIRMAP_H
@@ -62,7 +69,8 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, pw_dirmaps 
 void pw_dirmaps_free(pw_dirmaps *m);
 
 /* The texel of direction d (not necessarily of unit length): the face of
- * its largest component, then the other two components over it. */
+ * its largest component, then the other two components over it;
+ * PW_NO_DIRMAP for a zero, infinite or NaN direction. */
 PW_HD uint32_t pw_dirmap_texel(pw_vec3 d)
 {
     float ax = fabsf(d.x), ay = fabsf(d.y), az = fabsf(d.z), m, u, v;
@@ -77,6 +85,8 @@ PW_HD uint32_t pw_dirmap_texel(pw_vec3 d)
         face = 4u + (d.z < 0.0f);
         m = az, u = d.x, v = d.y;
     }
+    if (!(m > 0.0f && m < PW_INF))
+        return PW_NO_DIRMAP;
     float scale = 0.5f * (float)PW_DIRMAP_RES / m, mid = 0.5f * (float)PW_DIRMAP_RES;
     int iu = (int)fmaf(u, scale, mid), iv = (int)fmaf(v, scale, mid);
     iu = iu < 0 ? 0 : iu > PW_DIRMAP_RES - 1 ? PW_DIRMAP_RES - 1 : iu;
@@ -84,28 +94,40 @@ PW_HD uint32_t pw_dirmap_texel(pw_vec3 d)
     return (face * PW_DIRMAP_RES + (uint32_t)iv) * PW_DIRMAP_RES + (uint32_t)iu;
 }
 
-PW_HD int pw_dirmap_holds(const pw_dirmap *m, pw_vec3 p) { return v3_len2(v3_sub(p, m->c)) <= m->rho2; }
+/* Whether the segment from o to o + tmax d ends inside map m's ball, with
+ * room for the rounding: the end is taken relative to the centre (o - c
+ * first, so that large coordinates do not blur it), and its error, a few
+ * ulps of tmax, is kept off the radius. Without that room a segment far
+ * from the origin could end, as rounded, inside a ball it ends just
+ * outside, and miss a sphere the ball's map does not list. */
+PW_HD int pw_dirmap_ends_in(const pw_dirmap *m, pw_vec3 o, pw_vec3 d, float tmax)
+{
+    pw_vec3 rel = v3_madd(v3_sub(o, m->c), d, tmax);
+    float room = m->rho - 0x1p-20f * tmax;
+    return room > 0.0f && v3_len2(rel) <= room * room;
+}
 
 /* The slots a ray can hit, from the map that bounds it, or all ones when
- * none does: a closest-hit ray from inside the camera's ball, or a
- * segment (o, o + tmax d) that ends inside a light's. */
+ * none does: a closest-hit ray from inside the camera's ball (where the
+ * view's dirmap_camera allows), or a segment (o, o + tmax d) that ends
+ * inside a light's. */
 PW_HD uint64_t pw_dirmap_slots(const pw_scene_view *s, pw_ray r, float tmax, int any_hit)
 {
     uint32_t map = PW_NO_DIRMAP;
     pw_vec3 d = r.d;
     if (!any_hit) {
-        if (s->dirmap_camera && pw_dirmap_holds(&s->dirmaps[0], r.o))
+        if (s->dirmap_camera && v3_len2(v3_sub(r.o, s->dirmaps[0].c)) <= s->dirmaps[0].rho * s->dirmaps[0].rho)
             map = 0;
     } else if (tmax < PW_INF) {
-        pw_vec3 end = v3_add(r.o, v3_scale(r.d, tmax));
         for (uint32_t i = 1; i < s->n_dirmaps && map == PW_NO_DIRMAP; i++)
-            if (pw_dirmap_holds(&s->dirmaps[i], end))
+            if (pw_dirmap_ends_in(&s->dirmaps[i], r.o, r.d, tmax))
                 map = i;
         d = v3_scale(d, -1.0f);
     }
-    if (map == PW_NO_DIRMAP)
+    uint32_t texel = map == PW_NO_DIRMAP ? PW_NO_DIRMAP : pw_dirmap_texel(d);
+    if (texel == PW_NO_DIRMAP)
         return ~(uint64_t)0;
-    return s->dirmap_masks[map * PW_DIRMAP_TEXELS + pw_dirmap_texel(d)];
+    return s->dirmap_masks[map * PW_DIRMAP_TEXELS + texel];
 }
 
 /* Closest (or any) hit among the spheres of the slots set in mask:

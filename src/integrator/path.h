@@ -326,11 +326,12 @@ typedef struct pw_sample_pool {
  * Lambert hit, and a metal or glass hit casts none). Each lane then adds
  * its own rays' contributions in its own order, so the sums are the same
  * as ray by ray. Without slots (the host; a pool without them) each lane
- * traces its own. The CUDA megakernel gives slots to its toy kernels
- * only: toy +4%, where the estimators that cast at most one shadow ray a
- * hit have nothing to deal out (docs/PERFORMANCE.md); and not to the toy
- * kernel over the sphere groups, whose shadow rays became cheap with the
- * direction maps (accel/sphere_dirmap.h), so that dealing them lost 8%. The loops stay
+ * traces its own. The CUDA megakernel gives slots to its toy kernels over
+ * the sphere list and the BVH only: the estimators that cast at most one
+ * shadow ray a hit have nothing to deal out, and over the sphere groups
+ * (the toy scene) shadow rays are cheap through their lights' direction
+ * maps (accel/sphere_dirmap.h), where dealing them, +4% on toy before the
+ * maps, lost 8% (docs/PERFORMANCE.md). The loops stay
  * rolled: unrolled, they pushed the kernel past the instruction cache and
  * lost what the dealing gained. */
 PW_HD void pw_trace_shadows(const pw_scene_view *s, const pw_shadow_ray *sh, int n, pw_vec3 *L,

@@ -196,7 +196,7 @@ PW_SIZE_CHECK(pw_sphere_group, 32);
 /* 16 bytes: the ball a direction map bounds (accel/sphere_dirmap.h). */
 typedef struct pw_dirmap {
     pw_vec3 c;
-    float rho2; /* its radius squared */
+    float rho;  /* its radius */
 } pw_dirmap;
 PW_SIZE_CHECK(pw_dirmap, 16);
 

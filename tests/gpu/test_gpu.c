@@ -146,9 +146,11 @@ static void test_agree_toy(void **state)
 }
 
 /* The toy estimator with PW_MAX_SHADOW (8) sphere lights
- * (test_scene_eight_toy_lights): a warp deals out up to 256 shadow rays
- * in turns of 32 (pw_trace_shadows). With 14 spheres the toy kernel walks
- * the sphere list, with 30 the sphere groups. */
+ * (test_scene_eight_toy_lights). With 14 spheres the toy kernel walks the
+ * sphere list and a warp deals out up to 256 shadow rays in turns of 32
+ * (pw_trace_shadows); with 30 it walks the sphere groups, and its shadow
+ * rays go through the lights' direction maps, all nine of them in use
+ * (accel/sphere_dirmap.h). */
 static void test_agree_many_toy_lights(void **state)
 {
     (void)state;
