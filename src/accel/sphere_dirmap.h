@@ -62,9 +62,9 @@ typedef struct pw_dirmaps {
 } pw_dirmaps;
 
 /* Builds the maps of s over its spheres in the order slots holds them
- * (the groups' run order): slot i is bit i of the masks. Returns 0 when out of memory or when s has
- * more than 64 spheres; with no sphere lights only the camera's map is
- * made. */
+ * (the groups' run order): slot i is bit i of the masks. Returns 0 when
+ * out of memory or when s has more than 64 spheres; with no sphere lights
+ * only the camera's map is made. */
 int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, pw_dirmaps *out);
 void pw_dirmaps_free(pw_dirmaps *m);
 

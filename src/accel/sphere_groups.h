@@ -56,8 +56,8 @@ void pw_sphere_groups_free(pw_sphere_groups *g);
  * each sphere against the closest hit so far. */
 PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
-    /* Camera rays and shadow rays to sphere lights: the few spheres their
-     * direction map lists. */
+    /* Shadow rays to sphere lights, and the wavefront's camera rays: the
+     * few spheres their direction map lists. */
     uint64_t listed = pw_dirmap_slots(s, r, tmax, any_hit);
     if (listed != ~(uint64_t)0)
         return pw_trace_sphere_slots(s->group_spheres, s->group_prims, r, tmin, tmax, any_hit, listed, hit);

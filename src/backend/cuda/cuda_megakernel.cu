@@ -340,8 +340,9 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     /* Dynamic shared memory: the spheres of a flat scene, then each warp's
      * pool of radiance, then, for the toy kernels that deal shadow rays,
-     * each warp's shadow slots (mega_tile). Only they use slots, and the 1,792 bytes would cost the
-     * others resident blocks at 16 samples a pixel and more. */
+     * each warp's shadow slots (mega_tile). Only they use slots, and the
+     * 1,792 bytes would cost the others resident blocks at 16 samples a
+     * pixel and more. */
     mega_kernel_fn kernel = pick_kernel(r, c);
     int slots = kernel == pw_megakernel_toy_list || kernel == pw_megakernel_toy_bvh;
     size_t smem = pw_cuda_flat_bytes(&c->scene.view) +
