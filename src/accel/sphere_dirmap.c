@@ -32,9 +32,34 @@ static double angle_between(const double a[3], const double b[3])
  * across) for the rounding of the lookup's direction and of a camera
  * ray's origin; a segment's end is checked with room for its rounding
  * (pw_dirmap_ends_in). */
+/* One sphere as the ball's centre sees it: its direction, and the angle
+ * around that direction within which a ray from the ball can reach it
+ * (every direction when the ball touches it). */
+typedef struct seen_sphere {
+    double dir[3];
+    double reach_angle;
+    int always;
+} seen_sphere;
+
+static seen_sphere see_sphere(pw_vec3 c, float rho, pw_sphere sp)
+{
+    seen_sphere e;
+    double D[3] = {(double)sp.c.x - c.x, (double)sp.c.y - c.y, (double)sp.c.z - c.z};
+    double dist = sqrt(D[0] * D[0] + D[1] * D[1] + D[2] * D[2]);
+    double reach = ((double)sp.r + rho) * (1.0 + 1e-4) + 1e-6;
+    e.always = dist <= reach;
+    e.reach_angle = e.always ? 0.0 : asin(reach / dist);
+    for (int k = 0; k < 3; k++)
+        e.dir[k] = e.always ? 0.0 : D[k] / dist;
+    return e;
+}
+
 static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, uint64_t *masks)
 {
     const double res = PW_DIRMAP_RES, ang_margin = 1e-4;
+    seen_sphere seen[64];
+    for (uint32_t i = 0; i < n; i++)
+        seen[i] = see_sphere(c, rho, sp[i]);
     for (uint32_t f = 0; f < 6; f++)
         for (uint32_t iv = 0; iv < PW_DIRMAP_RES; iv++)
             for (uint32_t iu = 0; iu < PW_DIRMAP_RES; iu++) {
@@ -50,19 +75,9 @@ static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, uin
                         spread = t > spread ? t : spread;
                     }
                 uint64_t mask = 0;
-                for (uint32_t i = 0; i < n; i++) {
-                    double D[3] = {(double)sp[i].c.x - c.x, (double)sp[i].c.y - c.y, (double)sp[i].c.z - c.z};
-                    double dist = sqrt(D[0] * D[0] + D[1] * D[1] + D[2] * D[2]);
-                    double reach = ((double)sp[i].r + rho) * (1.0 + 1e-4) + 1e-6;
-                    int take = dist <= reach;
-                    if (!take) {
-                        for (int k = 0; k < 3; k++)
-                            D[k] /= dist;
-                        take = angle_between(w, D) <= asin(reach / dist) + spread + ang_margin;
-                    }
-                    if (take)
+                for (uint32_t i = 0; i < n; i++)
+                    if (seen[i].always || angle_between(w, seen[i].dir) <= seen[i].reach_angle + spread + ang_margin)
                         mask |= (uint64_t)1 << i;
-                }
                 masks[(f * PW_DIRMAP_RES + iv) * PW_DIRMAP_RES + iu] = mask;
             }
 }
