@@ -178,16 +178,6 @@ static void check_closest(const accel *a, pw_ray r, float tmin, float tmax, int 
     c->rays++;
 }
 
-static pw_vec3 rand_dir(test_rng *g)
-{
-    for (;;) {
-        pw_vec3 d = v3(trng_range(g, -1, 1), trng_range(g, -1, 1), trng_range(g, -1, 1));
-        float l2 = v3_len2(d);
-        if (l2 > 1e-4f && l2 <= 1.0f)
-            return v3_scale(d, 1.0f / sqrtf(l2));
-    }
-}
-
 static pw_vec3 prim_centre(const pw_scene *s, uint32_t p)
 {
     float lo[3], hi[3];
@@ -218,7 +208,7 @@ static cmp_counts check_random_rays(const pw_scene *s, int n_rays, pw_vec3 lo, p
         int kind = i % 8;
         uint32_t target = (uint32_t)(trng_u64(&g) % n_prims);
         if (kind <= 2) {
-            d = rand_dir(&g);
+            d = trng_dir(&g);
         } else if (kind <= 4) {
             d = v3_norm(v3_sub(prim_centre(s, target), o));
         } else if (kind == 5) {
@@ -249,7 +239,7 @@ static cmp_counts check_random_rays(const pw_scene *s, int n_rays, pw_vec3 lo, p
             pw_ray r0 = {o, v3_norm(v3_sub(prim_centre(s, target), o))};
             if (brute_trace(v, r0, 0.0f, PW_INF, &h))
                 o = v3_madd(r0.o, r0.d, h.t);
-            d = rand_dir(&g);
+            d = trng_dir(&g);
         }
         if (off_planes && (kind == 5 || kind == 6)) {
             /* Keep the origin off the exact planes of axis-aligned faces:
@@ -371,7 +361,7 @@ static void add_random_tris(pw_scene *s, test_rng *g, int n, float box, uint32_t
         float size = i % 10 == 0 ? 6.0f : trng_range(g, 0.1f, 1.5f); /* a tenth are long slivers */
         pw_vec3 p[3];
         for (int k = 0; k < 3; k++)
-            p[k] = v3_add(c, v3_scale(rand_dir(g), size * (k == 0 || i % 10 ? 1.0f : 0.05f)));
+            p[k] = v3_add(c, v3_scale(trng_dir(g), size * (k == 0 || i % 10 ? 1.0f : 0.05f)));
         add_tri(s, p[0], p[1], p[2], mat);
     }
 }
@@ -442,7 +432,7 @@ static void huge_ground(void)
     cmp_counts c = {0, 0, 0, 0};
     for (int i = 0; i < 1000; i++) {
         pw_vec3 o = v3(trng_range(&g, -11, 11), trng_range(&g, -11, 11), trng_range(&g, -11, 11));
-        check_closest(&a, (pw_ray){o, rand_dir(&g)}, 0.0f, PW_INF, i, &c);
+        check_closest(&a, (pw_ray){o, trng_dir(&g)}, 0.0f, PW_INF, i, &c);
     }
     assert_true(c.hits > c.rays / 2); /* half the directions point down */
     accel_free(&a);
@@ -758,11 +748,11 @@ static void check_mesh_file(const char *rel, int n_rays)
                             lo.z + ext.z * (float)trng_unif(&g));
         pw_ray r;
         if (i % 3 != 2) {
-            r.o = v3_madd(centre, rand_dir(&g), 2.0f * radius);
+            r.o = v3_madd(centre, trng_dir(&g), 2.0f * radius);
             r.d = v3_norm(v3_sub(inside, r.o));
         } else {
             r.o = inside;
-            r.d = rand_dir(&g);
+            r.d = trng_dir(&g);
         }
         check_closest(&a, r, 0.0f, PW_INF, i, &c);
         pw_hit h;

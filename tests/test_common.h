@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "core/vec3.h"
+
 /* ctest treats this exit status as "Skipped" (SKIP_RETURN_CODE in
  * tests/CMakeLists.txt). */
 #define PW_TEST_SKIP_CODE 77
@@ -79,6 +81,17 @@ static inline uint64_t trng_u64(test_rng *r)
 static inline double trng_unif(test_rng *r) { return (double)(trng_u64(r) >> 11) * (1.0 / 9007199254740992.0); }
 
 static inline float trng_range(test_rng *r, float lo, float hi) { return lo + (hi - lo) * (float)trng_unif(r); }
+
+/* A uniformly random unit direction (rejection from the cube). */
+static inline pw_vec3 trng_dir(test_rng *g)
+{
+    for (;;) {
+        pw_vec3 d = v3(trng_range(g, -1, 1), trng_range(g, -1, 1), trng_range(g, -1, 1));
+        float l2 = v3_len2(d);
+        if (l2 > 1e-4f && l2 <= 1.0f)
+            return v3_scale(d, 1.0f / sqrtf(l2));
+    }
+}
 
 /* Mean and standard error of the mean of n values. */
 typedef struct test_stats {

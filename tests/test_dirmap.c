@@ -79,16 +79,6 @@ static void check_ray(const maps_under_test *t, pw_ray r, float tmax, int any_hi
     c->rays++;
 }
 
-static pw_vec3 rand_unit(test_rng *g)
-{
-    for (;;) {
-        pw_vec3 d = v3(trng_range(g, -1, 1), trng_range(g, -1, 1), trng_range(g, -1, 1));
-        float l2 = v3_len2(d);
-        if (l2 > 1e-4f && l2 <= 1.0f)
-            return v3_scale(d, 1.0f / sqrtf(l2));
-    }
-}
-
 /* A direction on a texel border of the maps (a face edge or a line
  * between two texels), where a lookup may round either way; every other
  * one at a texel corner, where the directions lie farthest from the
@@ -115,8 +105,8 @@ static void camera_rays(const maps_under_test *t, test_rng *g, int n, tally *c)
             r = pw_camera_ray(cam, trng_range(g, -0.5f, 1.5f), trng_range(g, -0.5f, 1.5f), (float)trng_unif(g),
                               (float)trng_unif(g));
         } else {
-            r.o = v3_add(cam->origin, v3_scale(rand_unit(g), cam->lens_radius * (float)trng_unif(g)));
-            r.d = i % 4 == 1 ? border_dir(g) : rand_unit(g);
+            r.o = v3_add(cam->origin, v3_scale(trng_dir(g), cam->lens_radius * (float)trng_unif(g)));
+            r.d = i % 4 == 1 ? border_dir(g) : trng_dir(g);
         }
         tally other = {0};
         check_ray(t, r, PW_INF, 0, "camera ray", c);
@@ -139,7 +129,7 @@ static void shadow_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 ce
             float tmax;
             if (i % 2 == 0) {
                 pw_sphere on = v->spheres[(uint32_t)(trng_unif(g) * v->n_spheres)];
-                pw_vec3 nrm = rand_unit(g);
+                pw_vec3 nrm = trng_dir(g);
                 r.o = v3_add(on.c, v3_scale(nrm, on.r * 1.0001f + 1e-4f));
                 pw_vec3 to_c = v3_sub(l.c, r.o);
                 float d2 = v3_len2(to_c), cos_max = pw_sphere_cos_max(l.r, d2);
@@ -149,7 +139,7 @@ static void shadow_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 ce
                                      (float)trng_unif(g));
                 tmax = pw_shadow_tmax_sphere(l, r.o, r.d, sqrtf(pw_maxf(0.0f, d2 - l.r * l.r)));
             } else {
-                pw_vec3 end = v3_add(l.c, v3_scale(rand_unit(g), l.r * (float)trng_unif(g)));
+                pw_vec3 end = v3_add(l.c, v3_scale(trng_dir(g), l.r * (float)trng_unif(g)));
                 if (i % 4 == 1)
                     r.o = v3_add(end, v3_scale(border_dir(g), trng_range(g, 0.1f, 2.0f * box)));
                 else

@@ -43,16 +43,6 @@ static void check_ray(const pw_scene_view *v, pw_ray r, int id, int *hits)
     *hits += fb;
 }
 
-static pw_vec3 rand_dir(test_rng *g)
-{
-    for (;;) {
-        pw_vec3 d = v3(trng_range(g, -1, 1), trng_range(g, -1, 1), trng_range(g, -1, 1));
-        float l2 = v3_len2(d);
-        if (l2 > 1e-4f && l2 <= 1.0f)
-            return v3_scale(d, 1.0f / sqrtf(l2));
-    }
-}
-
 /* Rays from above toward random points of the box, from inside it in any
  * direction, and level rays through it (the terrain's grazing case). */
 static void check_bvh(pw_scene *s, int n_rays, uint64_t seed)
@@ -76,7 +66,7 @@ static void check_bvh(pw_scene *s, int n_rays, uint64_t seed)
             r.d = v3_norm(v3_sub(p, r.o));
         } else if (i % 3 == 1) {
             r.o = p;
-            r.d = rand_dir(&g);
+            r.d = trng_dir(&g);
         } else {
             r.o = v3(lo.x - 1.0f, p.y, p.z);
             r.d = v3_norm(v3(1.0f, 0.0f, trng_range(&g, -0.3f, 0.3f)));

@@ -14,14 +14,7 @@ PW_HD int pw_intersect_prim(const pw_scene_view *s, uint32_t prim, pw_vec3 o, pw
 {
     if (pw_prim_is_sphere(s, prim)) {
         pw_sphere sp = s->spheres[prim];
-        float t = pw_intersect_sphere(o, d, sp.c, sp.r, tmin, *tmax);
-        if (t < 0.0f)
-            return 0;
-        *tmax = t;
-        hit->t = t;
-        hit->prim = prim;
-        hit->u = hit->v = 0.0f;
-        return 1;
+        return pw_hit_sphere(sp.c, sp.r, prim, o, d, tmin, tmax, hit);
     }
     uint32_t tri = prim - s->n_spheres;
     const uint32_t *ix = s->tri_idx + 3 * tri;

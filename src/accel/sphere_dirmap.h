@@ -143,11 +143,7 @@ PW_HD int pw_trace_sphere_slots(const pw_sphere *spheres, const uint32_t *prims,
         uint32_t i = pw_lowest_bit64(mask);
         mask &= mask - 1u;
         pw_sphere sp = spheres[i];
-        float t = pw_intersect_sphere(r.o, r.d, sp.c, sp.r, tmin, tmax);
-        if (t > 0.0f) {
-            tmax = t;
-            hit->t = t;
-            hit->prim = i;
+        if (pw_hit_sphere(sp.c, sp.r, i, r.o, r.d, tmin, &tmax, hit)) { /* a slot until the end */
             found = 1;
             if (any_hit)
                 break;

@@ -82,11 +82,7 @@ PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, f
         PW_NO_UNROLL
         for (uint32_t i = s->groups[g].first; i < end; i++) {
             pw_sphere sp = s->group_spheres[i];
-            float t = pw_intersect_sphere(r.o, r.d, sp.c, sp.r, tmin, tmax);
-            if (t > 0.0f) {
-                tmax = t;
-                hit->t = t;
-                hit->prim = i; /* a run slot until the end */
+            if (pw_hit_sphere(sp.c, sp.r, i, r.o, r.d, tmin, &tmax, hit)) { /* a run slot until the end */
                 found = 1;
                 if (any_hit)
                     break;

@@ -18,11 +18,7 @@ PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, flo
     hit->u = hit->v = 0.0f;
     for (uint32_t i = 0; i < s->n_spheres; i++) {
         pw_sphere sp = s->spheres[i];
-        float t = pw_intersect_sphere(r.o, r.d, sp.c, sp.r, tmin, tmax);
-        if (t > 0.0f) {
-            tmax = t;
-            hit->t = t;
-            hit->prim = i;
+        if (pw_hit_sphere(sp.c, sp.r, i, r.o, r.d, tmin, &tmax, hit)) {
             found = 1;
             if (any_hit)
                 return 1;

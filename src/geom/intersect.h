@@ -36,6 +36,23 @@ PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float 
     return -1.0f;
 }
 
+/* The sphere (c, radius), whose id is id, against the ray up to *tmax: on a hit,
+ * *tmax and the hit record take its distance and id. The step of every
+ * loop over spheres (the sphere list, the groups' runs, a map's slots, a
+ * BVH's primitives). */
+PW_HD int pw_hit_sphere(pw_vec3 c, float radius, uint32_t id, pw_vec3 o, pw_vec3 d, float tmin, float *tmax,
+                        pw_hit *hit)
+{
+    float t = pw_intersect_sphere(o, d, c, radius, tmin, *tmax);
+    if (t < 0.0f)
+        return 0;
+    *tmax = t;
+    hit->t = t;
+    hit->prim = id;
+    hit->u = hit->v = 0.0f;
+    return 1;
+}
+
 /* Per-ray constants of the watertight triangle test (Woop, Benthin and Wald,
  * JCGT 2013): the axis of largest direction component becomes z and the ray
  * is sheared onto +z, so edge functions of neighbouring triangles agree
