@@ -313,9 +313,17 @@ typedef struct pw_sample_pool {
     uint32_t x0, y0, w_log2, n_log2; /* the pixels */
     uint32_t first, spp;             /* the samples of each */
     uint32_t *next;                  /* items handed out (GPU: shared by the warp) */
-    pw_vec3 *radiance;               /* per item */
+    pw_vec3 *radiance;               /* per item (a stream: per sample of the launch, or NULL) */
     pw_shadow_slot *shadow_slots;    /* GPU: 32 a warp, for pw_trace_shadows; host: NULL */
+    /* GPU only, a stream of tiles (NULL ring: the one tile above). */
+    uint32_t *ring;      /* the warp's last four tiles' origins (x | y << 16), in shared memory */
+    uint32_t *next_tile; /* tiles of the frame handed out so far, in device memory */
+    uint32_t n_tiles, tiles_x, items_log2;
+    float *sum;          /* the image, where one sample a pixel a launch is added at once */
 } pw_sample_pool;
+
+/* What pw_pool_next returns when the pool is empty. */
+#define PW_POOL_DONE 0xffffffffu
 
 /* Traces a lane's shadow rays sh[0 .. n) and adds the contributions of
  * the unoccluded ones to *L, in order. On the GPU, given slots (32 in the
@@ -412,17 +420,89 @@ PW_HD uint32_t pw_pool_y(const pw_sample_pool *pool, uint32_t i)
 PW_HD pw_path pw_pool_begin(const pw_scene_view *s, const pw_render_params *prm, const pw_sample_pool *pool,
                             uint32_t i)
 {
+#if PW_DEVICE_CODE
+    if (pool->ring)
+        return pw_path_begin(s, prm, i & 0x7fffu, i >> 15 & 0x7fffu, pool->first + (i >> 30));
+#endif
     return pw_path_begin(s, prm, pw_pool_x(pool, i), pw_pool_y(pool, i), pool->first + (i >> pool->n_log2));
 }
 
-/* The next item of a pixel inside the image, or one past the last item. */
+#ifdef __CUDACC__
+/* A stream of tiles: persistent warps take the frame's tiles one after
+ * another (one global atomic a tile), and a lane whose path ends takes the
+ * next sample of its warp's current tile or, that one given out, of the
+ * next: the warp never waits for a tile's last paths. Its items count on
+ * across its tiles: item i is item i mod 2^items_log2 of the warp's tile
+ * i >> items_log2, whose origin the lane that took the 32nd item from the
+ * end of the tile before fetched. A warp takes at most 32 items a pass (its
+ * lanes one each: the image is whole tiles, none is skipped) and a tile
+ * has at least 32, so that fetch is a pass ahead of any use of it, and the
+ * four-entry ring is not overwritten while read. Fetched at a tile's first
+ * item, tiles waited reserved while their warps finished the one before,
+ * and at the end of a frame SMs idled while others ran them
+ * (docs/PERFORMANCE.md). */
+__device__ static inline uint32_t pw_pool_fetch_tile(const pw_sample_pool *pool)
+{
+    uint32_t t = atomicAdd(pool->next_tile, 1u), h_log2 = pool->n_log2 - pool->w_log2;
+    return t < pool->n_tiles ? (t % pool->tiles_x) << pool->w_log2 | (t / pool->tiles_x) << h_log2 << 16
+                             : PW_POOL_DONE;
+}
+
+/* A stream's next item, as its pixel and sample: x | y << 15 | sample << 30
+ * (a stream's image is whole tiles, so no item falls outside it). */
+__device__ static inline uint32_t pw_pool_next_streamed(const pw_sample_pool *pool)
+{
+    uint32_t i = pw_pool_take(pool), t = i >> pool->items_log2, j = i & ((1u << pool->items_log2) - 1u);
+    if (j == (1u << pool->items_log2) - 32u)
+        pool->ring[(t + 1u) & 3u] = pw_pool_fetch_tile(pool);
+    uint32_t o = pool->ring[t & 3u];
+    if (o == PW_POOL_DONE)
+        return PW_POOL_DONE;
+    uint32_t x = (o & 0xffffu) + (j & ((1u << pool->w_log2) - 1u));
+    uint32_t y = (o >> 16) + ((j & ((1u << pool->n_log2) - 1u)) >> pool->w_log2);
+    return x | y << 15 | (j >> pool->n_log2) << 30;
+}
+#endif
+
+/* The next item of a pixel inside the image, PW_POOL_DONE past the last item. */
 PW_HD uint32_t pw_pool_next(const pw_sample_pool *pool, const pw_render_params *prm)
 {
+#if PW_DEVICE_CODE
+    if (pool->ring)
+        return pw_pool_next_streamed(pool);
+#endif
     uint32_t n_items = pool->spp << pool->n_log2, i;
     do
         i = pw_pool_take(pool);
     while (i < n_items && (pw_pool_x(pool, i) >= prm->width || pw_pool_y(pool, i) >= prm->height));
-    return i;
+    return i < n_items ? i : PW_POOL_DONE;
+}
+
+/* Item i's radiance, where its pixel's owner will add it (a stream: the
+ * launch's samples by sample and pixel, or with one sample a pixel the
+ * image itself). */
+PW_HD void pw_pool_store(const pw_sample_pool *pool, const pw_render_params *prm, uint32_t i, pw_vec3 L)
+{
+#if PW_DEVICE_CODE
+    if (pool->ring) {
+        uint32_t pixel = (i >> 15 & 0x7fffu) * prm->width + (i & 0x7fffu);
+        if (pool->sum) {
+            /* The pixel's only sample this launch: one addition each, as
+             * pw_path_accumulate's, made by atomics that return nothing, so
+             * the lane does not wait for the pixel's old value. */
+            float *px = pool->sum + 3 * (size_t)pixel;
+            if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
+                atomicAdd(px + 0, L.x);
+                atomicAdd(px + 1, L.y);
+                atomicAdd(px + 2, L.z);
+            }
+        } else
+            pool->radiance[(i >> 30) * prm->width * prm->height + pixel] = L;
+        return;
+    }
+#endif
+    (void)prm;
+    pool->radiance[i] = L;
 }
 
 /* Draws items from pool until it is empty and traces each sample's path,
@@ -451,15 +531,20 @@ PW_HD uint32_t pw_pool_next(const pw_sample_pool *pool, const pw_render_params *
 PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *prm, const pw_sample_pool *pool,
                               uint32_t split, uint32_t kinds, uint32_t *ext_rays, uint32_t *shadow_rays)
 {
-    uint32_t n_items = pool->spp << pool->n_log2, children = 1, k = 0;
+    uint32_t children = 1, k = 0;
     uint32_t item = pw_pool_next(pool, prm);
-    int active = item < n_items, need_trace = 1;
+    int active = item != PW_POOL_DONE, need_trace = 1;
     pw_path p = active ? pw_pool_begin(s, prm, pool, item) : pw_path_none(), parent = p;
     pw_hit h, first_hit;
     pw_shadow_ray sh[PW_MAX_SHADOW];
     pw_vec3 L = v3s(0.0f);
     for (;;) {
-        /* The warp's lanes meet here, right before the trace. */
+        /* The warp's lanes meet here, right before the trace (and see the
+         * tile a stream's lane fetched in the pass before). */
+#if PW_DEVICE_CODE
+        if (pool->ring)
+            __syncwarp();
+#endif
         if (!PW_WARP_ANY(active))
             return;
         /* Without shadow slots (a literal NULL in most kernels and on the
@@ -505,9 +590,9 @@ PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *pr
                 continue;
             }
         }
-        pool->radiance[item] = split > 1 ? L : p.L;
+        pw_pool_store(pool, prm, item, split > 1 ? L : p.L);
         item = pw_pool_next(pool, prm);
-        active = item < n_items;
+        active = item != PW_POOL_DONE;
         if (active) {
             p = pw_pool_begin(s, prm, pool, item);
             L = v3s(0.0f);
@@ -529,7 +614,7 @@ static inline void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_p
     pw_vec3 radiance[PW_POOL_ITEMS];
     for (uint32_t done = 0; done < spp; done += PW_POOL_ITEMS) {
         uint32_t next = 0, n = spp - done < PW_POOL_ITEMS ? spp - done : PW_POOL_ITEMS;
-        pw_sample_pool pool = {px, py, 0, 0, first + done, n, &next, radiance, NULL};
+        pw_sample_pool pool = {px, py, 0, 0, first + done, n, &next, radiance, NULL, NULL, NULL, 0, 0, 0, NULL};
         pw_path_trace_pool(s, prm, &pool, split, kinds, ext_rays, shadow_rays);
         for (uint32_t k = 0; k < n; k++)
             pw_path_accumulate(sum, radiance[k]);

@@ -310,7 +310,10 @@ static void test_agree_split(void **state)
 /* Images whose sides are no multiple of the megakernel's 8x4 warp tiles
  * (partial tiles at the right and bottom), more samples in one call than a
  * sample pool holds (8 a pixel: a second pool), and a render continued by
- * a second call, against one CPU render of all the samples. */
+ * a second call, against one CPU render of all the samples. Calls of 1, 2
+ * and 4 samples a pixel over whole tiles run the megakernel as a stream of
+ * tiles (one sample added to the image at once; two or four gathered
+ * afterwards): 96x64 in calls of 1 and 2 samples. */
 static void test_agree_partial_tiles_and_calls(void **state)
 {
     (void)state;
@@ -326,6 +329,9 @@ static void test_agree_partial_tiles_and_calls(void **state)
         check_case(name, s, &one_call);
         snprintf(name, sizeof name, "%s 100x70, 3 + 9 spp", names[i]);
         check_case(name, s, &two_calls);
+        gpu_case streamed = {96, 64, 3, 1, 0, 1};
+        snprintf(name, sizeof name, "%s 96x64, 1 + 2 spp", names[i]);
+        check_case(name, s, &streamed);
         pw_scene_free(s);
     }
 }

@@ -1,7 +1,8 @@
 /* CUDA megakernel: each thread walks whole paths, one after another, taking
- * its samples from its warp's pool of the tile's pixels, through the same
- * path loop as the CPU backend (pw_path_trace_pool). Accumulation stays on
- * the device until the image is read. */
+ * its samples from its warp's pool of the tile's pixels (or, in a stream of
+ * tiles, of tile after tile), through the same path loop as the CPU backend
+ * (pw_path_trace_pool). Accumulation stays on the device until the image
+ * is read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,13 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 typedef struct mega_tiles {
     uint32_t w_log2, n_log2, nx; /* nx: tiles across the image */
     uint32_t chunk;              /* samples of each pixel in one pool */
+    /* A stream of tiles (pw_sample_pool), in the stream kernels: n_tiles
+     * tiles, handed out by the counter next_tile, each tile all 2^spp_log2
+     * samples of its pixels; the samples' radiance goes to radiance, which
+     * pw_mega_gather adds up afterwards (NULL with one sample a pixel: it
+     * goes to the image at once). */
+    uint32_t *next_tile, n_tiles, spp_log2;
+    pw_vec3 *radiance;
 } mega_tiles;
 
 /* One warp's tile, spp samples of each of its pixels (samples sample_base
@@ -49,14 +57,18 @@ typedef struct mega_tiles {
  * unstarted sample, of any pixel of the tile, so the warp waits only for
  * the last paths begun, not for the lane whose pixel had the longest ones
  * (with one sample per pixel and launch there is nothing to hand out, and
- * the lanes trace one path each). Finished samples' radiance waits in shared memory until the lanes add each pixel's
- * samples up in sample order, as on every backend, so their sums round
- * alike. split is 1 (a literal, so the splitting code compiles away) or
- * prm.split; light_mode, list and wide are literals or MEGA_ANY. */
+ * the lanes trace one path each). Finished samples' radiance waits in
+ * shared memory until the lanes add each pixel's samples up in sample
+ * order, as on every backend, so their sums round alike. split is 1 (a
+ * literal, so the splitting code compiles away) or prm.split; light_mode,
+ * list and wide are literals or MEGA_ANY. With streamed (a literal: the
+ * stream kernels) the warp is persistent and goes on from tile to tile
+ * (mega_tiles, pw_sample_pool), and its samples' radiance goes to device
+ * memory instead. */
 __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
                                                  uint32_t spp, uint32_t sample_base, unsigned long long *counters,
                                                  mega_tiles tiles, uint32_t split, uint32_t kinds, int light_mode,
-                                                 int list, int wide, int only)
+                                                 int list, int wide, int only, int streamed)
 {
     pw_render_params prm = *prm_in;
     if (light_mode != MEGA_ANY)
@@ -80,7 +92,7 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     size_t flat_bytes = pw_cuda_flat_bytes(view);
     pw_cuda_spheres_to_shared(view);
 
-    __shared__ uint32_t next_item[PW_CUDA_MAX_WARPS];
+    __shared__ uint32_t next_item[PW_CUDA_MAX_WARPS], ring[PW_CUDA_MAX_WARPS][4];
     /* A block's warps take tiles one above the other (with the default 8x4
      * tiles and two warps, 8x8 pixels a block). */
     uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u;
@@ -100,16 +112,31 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (tiles.n_log2 - tiles.w_log2),
                            tiles.w_log2, tiles.n_log2, 0, 0, &next_item[warp],
                            radiance + ((warp * per_chunk) << tiles.n_log2),
-                           light_mode == PW_LIGHT_MODE_TOY && list != PW_FLAT_GROUPS ? slots + 32u * warp : NULL};
+                           light_mode == PW_LIGHT_MODE_TOY && list != PW_FLAT_GROUPS ? slots + 32u * warp : NULL,
+                           NULL, NULL, 0, 0, 0, NULL};
+    if (streamed) {
+        pool.ring = ring[warp];
+        pool.next_tile = tiles.next_tile;
+        pool.n_tiles = tiles.n_tiles;
+        pool.tiles_x = tiles.nx;
+        pool.items_log2 = tiles.n_log2 + tiles.spp_log2;
+        pool.radiance = tiles.radiance;
+        pool.sum = tiles.radiance ? NULL : sum;
+    }
     uint32_t ext = 0, shadow = 0;
-    for (uint32_t done = 0; done < spp && pool.y0 < prm.height; done += per_chunk) {
+    for (uint32_t done = 0; done < spp && (streamed || pool.y0 < prm.height); done += per_chunk) {
         pool.first = sample_base + done;
         pool.spp = min(spp - done, per_chunk);
-        if (lane == 0)
+        if (lane == 0) {
             next_item[warp] = 0;
+            if (streamed)
+                ring[warp][0] = pw_pool_fetch_tile(&pool);
+        }
         __syncwarp();
         pw_path_trace_pool(view, &prm, &pool, split, kinds, &ext, &shadow);
         __syncwarp();
+        if (streamed)
+            break;
         for (uint32_t j = lane; j < npix; j += 32u) {
             uint32_t x = pw_pool_x(&pool, j), y = pw_pool_y(&pool, j);
             if (x >= prm.width || y >= prm.height)
@@ -135,14 +162,16 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
  * of MEGA_WARPS warps; the bound only sets the register cap). The kernel
  * wants ~93 registers; capping it at 64 spills a little but doubles
  * resident warps, which measured faster (docs/PERFORMANCE.md). */
-#define MEGA_KERNEL(name, split, kinds, light_mode, list, wide, only)                                              \
+#define MEGA_KERNEL_S(name, split, kinds, light_mode, list, wide, only, streamed)                                  \
     __global__ void __launch_bounds__(256, 4)                                                                      \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
              uint32_t sample_base, unsigned long long *counters, mega_tiles tiles)                                 \
     {                                                                                                              \
         mega_tile(&view, &prm, sum, spp, sample_base, counters, tiles, split, kinds, light_mode, list, wide,       \
-                  only);                                                                                           \
+                  only, streamed);                                                                                 \
     }
+#define MEGA_KERNEL(name, split, kinds, light_mode, list, wide, only)                                              \
+    MEGA_KERNEL_S(name, split, kinds, light_mode, list, wide, only, 0)
 
 /* Basic materials, no splitting: any light mode, the list or the binary BVH. */
 MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY, 0, 0)
@@ -157,6 +186,10 @@ MEGA_KERNEL(pw_megakernel_mesh, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 0, ONLY_TRIANGLE
 MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_NONE, 0, ONLY_SPHERES)
 MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_LIST, 0, ONLY_SPHERES)
 MEGA_KERNEL(pw_megakernel_toy_groups, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_GROUPS, 0, ONLY_SPHERES)
+/* The same for a stream of tiles (mega_tiles, stream_kernel). */
+MEGA_KERNEL_S(pw_megakernel_mesh_stream, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 0, ONLY_TRIANGLES, 1)
+MEGA_KERNEL_S(pw_megakernel_toy_groups_stream, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_GROUPS, 0,
+              ONLY_SPHERES, 1)
 /* The same without light sampling (emission counted when hit), the light
  * mode of toy-small and rtiow. */
 MEGA_KERNEL(pw_megakernel_nolight_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_NONE, 0, ONLY_SPHERES)
@@ -241,18 +274,27 @@ extern "C" int pw_cuda_usable(void)
  * faster (toy-small at 32 spp: 26,150 against 24,300), and far larger
  * tiles make too few warps for a 1280x720 frame (toy 8,627 Mray/s with 8x4
  * tiles, 4,966 with 16x8). PATHWAVE_MEGA_TILE=WxH (powers of two, 32 to
- * 256 pixels) sets another shape, for tuning. A pool holds PW_POOL_ITEMS
+ * 512 pixels; in a stream, 32 samples or more) sets another shape, for
+ * tuning. A pool holds PW_POOL_ITEMS
  * samples, 16 of each pixel of a 32-pixel tile (6 KB of radiance a warp;
  * 8 measured slower: rtiow's 10 samples a launch then took two pools,
  * 7,120 against 7,583 Mray/s, toy-small's 32 four, 27,060 against
  * 27,440): its radiance takes shared memory, which comes out of the L1
  * cache. */
-static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh)
+static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int streamed)
 {
     unsigned w = spp <= 2 && !wide_bvh ? 16 : 8, h = 4, ew, eh;
+    /* A stream's tiles hold 32 items, one a lane: 8x4 pixels at one sample
+     * a pixel, 4x4 at two, 4x2 at four (toy at 4 samples: 8x4 tiles
+     * 13,260 and 13,380 Mray/s, 4x4 13,896 and 13,964, 4x2 14,114 and
+     * 14,050; cornell at 1: 16x4 5,537 and 5,610, 8x4 5,719 and 5,698).
+     * The smaller the tiles, the less work the last tiles of a frame hold,
+     * and the sooner all SMs are done (docs/PERFORMANCE.md). */
+    if (streamed)
+        w = spp == 1 ? 8 : 4, h = spp == 4 ? 2 : 4;
     const char *e = getenv("PATHWAVE_MEGA_TILE");
     if (e && sscanf(e, "%ux%u", &ew, &eh) == 2 && ew && eh && !(ew & (ew - 1)) && !(eh & (eh - 1)) &&
-        ew * eh >= 32 && ew * eh <= PW_POOL_ITEMS)
+        ew * eh * (streamed ? spp : 1) >= 32 && ew * eh <= PW_POOL_ITEMS)
         w = ew, h = eh;
     mega_tiles t;
     t.w_log2 = (uint32_t)__builtin_ctz(w);
@@ -260,7 +302,72 @@ static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh)
     t.nx = (width + w - 1) / w;
     uint32_t most = PW_POOL_ITEMS >> t.n_log2; /* samples of each pixel a pool holds: 16 with 32-pixel tiles */
     t.chunk = spp < most ? spp : most;
+    t.next_tile = NULL;
+    t.n_tiles = t.spp_log2 = 0;
+    t.radiance = NULL;
     return t;
+}
+
+/* A stream's samples, added to the image pixel by pixel in sample order. */
+__global__ void pw_mega_gather(float *__restrict__ sum, const pw_vec3 *__restrict__ radiance, uint32_t npix,
+                               uint32_t spp)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npix)
+        return;
+    float *px = sum + 3 * (size_t)i;
+    pw_vec3 acc = v3(px[0], px[1], px[2]);
+    for (uint32_t k = 0; k < spp; k++)
+        pw_path_accumulate(&acc, radiance[(size_t)k * npix + i]);
+    px[0] = acc.x, px[1] = acc.y, px[2] = acc.z;
+}
+
+/* The stream-of-tiles variant of a kernel, or NULL. Only the kernels of
+ * toy and of small meshes have one: the 4-wide BVH's kernel ran sponza
+ * 25% and the bunny 10% slower as a stream (docs/PERFORMANCE.md). */
+static mega_kernel_fn stream_kernel(mega_kernel_fn k)
+{
+    return k == pw_megakernel_mesh ? pw_megakernel_mesh_stream
+           : k == pw_megakernel_toy_groups ? pw_megakernel_toy_groups_stream
+                                           : NULL;
+}
+
+/* Whether this launch runs as a stream of tiles (pw_sample_pool), and if
+ * so its kernel, tiles and buffers: launches of 1, 2 or 4 samples a pixel
+ * (a tile's items a power of two) over an image of whole tiles, through a
+ * kernel that has a stream variant. PATHWAVE_MEGA_STREAM=0 turns it off,
+ * for comparisons. */
+static int use_stream(pw_renderer *r, cuda_state *c, int spp, mega_kernel_fn *kernel, mega_tiles *t)
+{
+    const char *e = getenv("PATHWAVE_MEGA_STREAM");
+    if ((e && *e == '0') || !stream_kernel(*kernel) || (spp != 1 && spp != 2 && spp != 4) ||
+        r->params.width > 16384 || r->params.height > 16384)
+        return 0;
+    mega_tiles s = tile_shape(r->params.width, (uint32_t)spp, 0, 1);
+    if (r->params.width % (1u << s.w_log2) || r->params.height % (1u << (s.n_log2 - s.w_log2)))
+        return 0;
+    if (!c->d_next_tile && cudaMalloc((void **)&c->d_next_tile, sizeof(uint32_t)) != cudaSuccess) {
+        cudaGetLastError(); /* not a sticky error: the launch goes on in tiles */
+        c->d_next_tile = NULL;
+        return 0;
+    }
+    size_t bytes = spp > 1 ? (size_t)r->params.width * r->params.height * spp * sizeof(pw_vec3) : 0;
+    if (bytes > c->samples_bytes) {
+        cudaFree(c->d_samples);
+        c->samples_bytes = 0;
+        if (cudaMalloc((void **)&c->d_samples, bytes) != cudaSuccess) {
+            cudaGetLastError(); /* too little memory for the samples: tiles one by one */
+            c->d_samples = NULL;
+            return 0;
+        }
+        c->samples_bytes = bytes;
+    }
+    s.next_tile = c->d_next_tile;
+    s.spp_log2 = (uint32_t)__builtin_ctz((unsigned)spp);
+    s.radiance = spp > 1 ? c->d_samples : NULL;
+    *t = s;
+    *kernel = stream_kernel(*kernel);
+    return 1;
 }
 
 static pw_status create(pw_renderer *r, cuda_state *c)
@@ -333,24 +440,41 @@ extern "C" pw_status pw_cuda_create(pw_renderer *r)
 extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
 {
     cuda_state *c = (cuda_state *)r->cuda;
-    mega_tiles tiles = tile_shape(r->params.width, (uint32_t)spp, (int)c->scene.view.wide_bvh);
+    mega_kernel_fn kernel = pick_kernel(r, c);
+    int slots = kernel == pw_megakernel_toy_list || kernel == pw_megakernel_toy_bvh;
+    mega_tiles tiles;
+    int streamed = use_stream(r, c, spp, &kernel, &tiles);
+    if (!streamed)
+        tiles = tile_shape(r->params.width, (uint32_t)spp, (int)c->scene.view.wide_bvh, 0);
     uint32_t tile_h = 1u << (tiles.n_log2 - tiles.w_log2), ny = (r->params.height + tile_h - 1) / tile_h;
     uint32_t n_blocks = tiles.nx * ((ny + MEGA_WARPS - 1) / MEGA_WARPS);
-    PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
-    PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     /* Dynamic shared memory: the spheres of a flat scene, then each warp's
      * pool of radiance, then, for the toy kernels that deal shadow rays,
      * each warp's shadow slots (mega_tile). Only they use slots, and the
      * 1,792 bytes would cost the others resident blocks at 16 samples a
-     * pixel and more. */
-    mega_kernel_fn kernel = pick_kernel(r, c);
-    int slots = kernel == pw_megakernel_toy_list || kernel == pw_megakernel_toy_bvh;
-    size_t smem = pw_cuda_flat_bytes(&c->scene.view) +
-                  ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3) +
-                  (slots ? (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot) : 0);
+     * pixel and more. A stream's radiance goes to device memory. */
+    size_t smem = pw_cuda_flat_bytes(&c->scene.view);
+    if (streamed) {
+        /* Persistent warps: as many blocks as stay resident. */
+        int per_sm = 0, sms = 0;
+        PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * MEGA_WARPS, smem));
+        PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        tiles.n_tiles = tiles.nx * ny;
+        n_blocks = (uint32_t)(per_sm * sms) < n_blocks ? (uint32_t)(per_sm * sms) : n_blocks;
+        PW_CUDA_TRY(cudaMemset(tiles.next_tile, 0, sizeof(uint32_t)));
+    } else
+        smem += ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3) +
+                (slots ? (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot) : 0);
+    PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
+    PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     kernel<<<n_blocks, 32 * MEGA_WARPS, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
                                                 c->d_counters, tiles);
     PW_CUDA_LAUNCH_CHECK("pw_megakernel");
+    if (tiles.radiance) {
+        uint32_t npix = r->params.width * r->params.height;
+        pw_mega_gather<<<(npix + 255) / 256, 256>>>(c->d_sum, tiles.radiance, npix, (uint32_t)spp);
+        PW_CUDA_LAUNCH_CHECK("pw_mega_gather");
+    }
     unsigned long long counters[2];
     pw_status st = pw_cuda_finish_frame(r, c, 0, c->d_counters, counters);
     if (st != PW_OK)
@@ -396,6 +520,8 @@ extern "C" void pw_cuda_destroy(pw_renderer *r)
     pw_cuda_scene_free(&c->scene);
     cudaFree(c->d_sum);
     cudaFree(c->d_counters);
+    cudaFree(c->d_next_tile);
+    cudaFree(c->d_samples);
     if (c->ev_start)
         cudaEventDestroy(c->ev_start);
     if (c->ev_stop)

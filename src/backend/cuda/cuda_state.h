@@ -15,6 +15,11 @@ typedef struct cuda_state {
     cudaEvent_t ev_start, ev_stop;
     uint32_t samples_done;          /* every pixel has this many samples */
     struct cuda_wave *wave;         /* the CUDA wavefront's buffers, made on first use */
+    /* The megakernel's stream of tiles: its counter, and the radiance of
+     * each sample of a launch of 2 or 4 samples a pixel (made on first use). */
+    uint32_t *d_next_tile;
+    pw_vec3 *d_samples;
+    size_t samples_bytes;
 } cuda_state;
 
 /* Bytes of dynamic shared memory a flat sphere scene takes (PW_FLAT_LIST:
