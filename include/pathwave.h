@@ -159,6 +159,8 @@ typedef struct pw_render_stats {
     double cpu_bvh_ms;      /* and the time its conversion from the shared BVH took */
     uint32_t cpu_simd_paths; /* CPU megakernel: paths traced side by side in SIMD lanes (8 on sphere scenes
                               * with AVX2), 0 when it traced them one by one */
+    uint32_t gpu_stream_launches; /* CUDA megakernel: launches run as a stream of tiles through persistent
+                                   * warps (docs/PERFORMANCE.md), the others tile by tile */
 } pw_render_stats;
 void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
 

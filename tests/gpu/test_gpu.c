@@ -310,10 +310,7 @@ static void test_agree_split(void **state)
 /* Images whose sides are no multiple of the megakernel's 8x4 warp tiles
  * (partial tiles at the right and bottom), more samples in one call than a
  * sample pool holds (8 a pixel: a second pool), and a render continued by
- * a second call, against one CPU render of all the samples. Calls of 1, 2
- * and 4 samples a pixel over whole tiles run the megakernel as a stream of
- * tiles (one sample added to the image at once; two or four gathered
- * afterwards): 96x64 in calls of 1 and 2 samples. */
+ * a second call, against one CPU render of all the samples. */
 static void test_agree_partial_tiles_and_calls(void **state)
 {
     (void)state;
@@ -329,9 +326,61 @@ static void test_agree_partial_tiles_and_calls(void **state)
         check_case(name, s, &one_call);
         snprintf(name, sizeof name, "%s 100x70, 3 + 9 spp", names[i]);
         check_case(name, s, &two_calls);
-        gpu_case streamed = {96, 64, 3, 1, 0, 1};
-        snprintf(name, sizeof name, "%s 96x64, 1 + 2 spp", names[i]);
-        check_case(name, s, &streamed);
+        pw_scene_free(s);
+    }
+}
+
+/* Launches of the megakernel that ran as a stream of tiles for case c. */
+static uint32_t mega_stream_launches(pw_scene *s, const gpu_case *c)
+{
+    pw_settings st;
+    pw_settings_default(s, &st);
+    st.width = c->w;
+    st.height = c->h;
+    st.seed = 7;
+    st.backend = PW_BACKEND_CUDA_MEGA;
+    pw_renderer *r = NULL;
+    if (pw_renderer_create(s, &st, &r) != PW_OK)
+        fail_msg("cuda-mega: %s", pw_last_error());
+    int first = c->first_call > 0 ? c->first_call : c->spp;
+    if (pw_renderer_render(r, first) != PW_OK || (first < c->spp && pw_renderer_render(r, c->spp - first) != PW_OK))
+        fail_msg("cuda-mega: %s", pw_last_error());
+    pw_render_stats rs;
+    pw_renderer_get_stats(r, &rs);
+    pw_renderer_free(r);
+    return rs.gpu_stream_launches;
+}
+
+/* Calls of 1, 2 and 4 samples a pixel over an image of whole tiles run the
+ * megakernel of toy and of small meshes as a stream of tiles (one sample a
+ * pixel added to the image at once; two or four gathered afterwards): the
+ * images must agree with the CPU's, and with the wavefront's to the bit,
+ * with the default tiles of 32 samples and with larger ones (16x4 pixels:
+ * the next tile fetched within a tile, not at its first sample). An image
+ * of partial tiles runs tile by tile. */
+static void test_agree_streams(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    const char *names[2] = {"toy", "cornell"};
+    for (int i = 0; i < 2; i++) {
+        pw_scene *s;
+        assert_int_equal(pw_scene_builtin(names[i], &s), PW_OK);
+        gpu_case four = {96, 64, 4, 1, 0, 0}, one_two = {96, 64, 3, 1, 0, 1}, partial = {97, 61, 4, 1, 0, 0};
+        char name[64];
+        for (int big = 0; big < 2; big++) {
+            if (big)
+                setenv("PATHWAVE_MEGA_TILE", "16x4", 1);
+            snprintf(name, sizeof name, "%s 96x64, 4 spp%s", names[i], big ? ", 16x4 tiles" : "");
+            assert_int_equal(mega_stream_launches(s, &four), 1);
+            check_case(name, s, &four);
+            snprintf(name, sizeof name, "%s 96x64, 1 + 2 spp%s", names[i], big ? ", 16x4 tiles" : "");
+            assert_int_equal(mega_stream_launches(s, &one_two), 2);
+            check_case(name, s, &one_two);
+            unsetenv("PATHWAVE_MEGA_TILE");
+        }
+        assert_int_equal(mega_stream_launches(s, &partial), 0);
         pw_scene_free(s);
     }
 }
@@ -371,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_agree_bunny),
         cmocka_unit_test(test_agree_split),
         cmocka_unit_test(test_agree_partial_tiles_and_calls),
+        cmocka_unit_test(test_agree_streams),
         cmocka_unit_test(test_agree_envmap),
         cmocka_unit_test(test_agree_conductor),
         cmocka_unit_test(test_agree_textures),

@@ -346,27 +346,48 @@ static int use_stream(pw_renderer *r, cuda_state *c, int spp, mega_kernel_fn *ke
     mega_tiles s = tile_shape(r->params.width, (uint32_t)spp, 0, 1);
     if (r->params.width % (1u << s.w_log2) || r->params.height % (1u << (s.n_log2 - s.w_log2)))
         return 0;
-    if (!c->d_next_tile && cudaMalloc((void **)&c->d_next_tile, sizeof(uint32_t)) != cudaSuccess) {
-        cudaGetLastError(); /* not a sticky error: the launch goes on in tiles */
-        c->d_next_tile = NULL;
-        return 0;
+    mega_kernel_fn k = stream_kernel(*kernel);
+    if (c->stream_fn != (const void *)k) {
+        /* Persistent warps: as many blocks as stay resident. */
+        int per_sm = 0, sms = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 32 * MEGA_WARPS,
+                                                          pw_cuda_flat_bytes(&c->scene.view)) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess || per_sm < 1) {
+            cudaGetLastError(); /* not a sticky error: the launch goes on tile by tile */
+            return 0;
+        }
+        c->stream_fn = (const void *)k;
+        c->stream_blocks = (uint32_t)(per_sm * sms);
+    }
+    if (!c->d_next_tile) {
+        if (cudaMalloc((void **)&c->d_next_tile, sizeof(uint32_t)) != cudaSuccess) {
+            cudaGetLastError();
+            c->d_next_tile = NULL;
+            return 0;
+        }
+        r->stats.device_bytes += sizeof(uint32_t);
     }
     size_t bytes = spp > 1 ? (size_t)r->params.width * r->params.height * spp * sizeof(pw_vec3) : 0;
     if (bytes > c->samples_bytes) {
+        if (c->samples_refused && bytes >= c->samples_refused)
+            return 0;
         cudaFree(c->d_samples);
+        r->stats.device_bytes -= c->samples_bytes;
         c->samples_bytes = 0;
         if (cudaMalloc((void **)&c->d_samples, bytes) != cudaSuccess) {
-            cudaGetLastError(); /* too little memory for the samples: tiles one by one */
+            cudaGetLastError(); /* too little memory for the samples: tile by tile */
             c->d_samples = NULL;
+            c->samples_refused = bytes;
             return 0;
         }
         c->samples_bytes = bytes;
+        r->stats.device_bytes += bytes;
     }
     s.next_tile = c->d_next_tile;
     s.spp_log2 = (uint32_t)__builtin_ctz((unsigned)spp);
     s.radiance = spp > 1 ? c->d_samples : NULL;
     *t = s;
-    *kernel = stream_kernel(*kernel);
+    *kernel = k;
     return 1;
 }
 
@@ -455,13 +476,10 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
      * pixel and more. A stream's radiance goes to device memory. */
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     if (streamed) {
-        /* Persistent warps: as many blocks as stay resident. */
-        int per_sm = 0, sms = 0;
-        PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * MEGA_WARPS, smem));
-        PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
         tiles.n_tiles = tiles.nx * ny;
-        n_blocks = (uint32_t)(per_sm * sms) < n_blocks ? (uint32_t)(per_sm * sms) : n_blocks;
+        n_blocks = c->stream_blocks < n_blocks ? c->stream_blocks : n_blocks;
         PW_CUDA_TRY(cudaMemset(tiles.next_tile, 0, sizeof(uint32_t)));
+        r->stats.gpu_stream_launches++;
     } else
         smem += ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3) +
                 (slots ? (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot) : 0);

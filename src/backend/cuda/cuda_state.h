@@ -16,10 +16,14 @@ typedef struct cuda_state {
     uint32_t samples_done;          /* every pixel has this many samples */
     struct cuda_wave *wave;         /* the CUDA wavefront's buffers, made on first use */
     /* The megakernel's stream of tiles: its counter, and the radiance of
-     * each sample of a launch of 2 or 4 samples a pixel (made on first use). */
+     * each sample of a launch of 2 or 4 samples a pixel (made on first use;
+     * a size that could not be allocated is not asked for again); its
+     * kernel's grid of persistent blocks, found once. */
     uint32_t *d_next_tile;
     pw_vec3 *d_samples;
-    size_t samples_bytes;
+    size_t samples_bytes, samples_refused;
+    const void *stream_fn;
+    uint32_t stream_blocks;
 } cuda_state;
 
 /* Bytes of dynamic shared memory a flat sphere scene takes (PW_FLAT_LIST:
