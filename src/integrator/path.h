@@ -489,7 +489,10 @@ PW_HD void pw_pool_store(const pw_sample_pool *pool, const pw_render_params *prm
         if (pool->sum) {
             /* The pixel's only sample this launch: one addition each, as
              * pw_path_accumulate's, made by atomics that return nothing, so
-             * the lane does not wait for the pixel's old value. */
+             * the lane does not wait for the pixel's old value. (Global
+             * float atomics flush a denormal sum to zero, which the plain
+             * addition would keep: values under 1.2e-38, far below what
+             * an image shows.) */
             float *px = pool->sum + 3 * (size_t)pixel;
             if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
                 atomicAdd(px + 0, L.x);
