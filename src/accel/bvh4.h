@@ -130,9 +130,7 @@ PW_HD int pw_bvh4_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax
     if (s->n_tris)
         sh = pw_ray_shear_make(r.d);
     int found = 0;
-    hit->prim = PW_NO_HIT;
-    hit->t = tmax;
-    hit->u = hit->v = 0.0f;
+    pw_hit_none(hit, tmax);
     uint32_t cur = 0;
     for (;;) {
         if (cur & PW_BVH4_LEAF) {
@@ -212,9 +210,7 @@ PW_HD int pw_bvh4_trace_postponed(const pw_scene_view *s, pw_ray r, float tmin, 
     pw_ray_shear sh;
     if (s->n_tris)
         sh = pw_ray_shear_make(r.d);
-    hit->prim = PW_NO_HIT;
-    hit->t = tmax;
-    hit->u = hit->v = 0.0f;
+    pw_hit_none(hit, tmax);
     uint32_t cur = 0, leaf = PW_BVH4_EMPTY; /* the node to visit (the root is one); the leaf kept aside */
     while (cur != PW_BVH4_EMPTY || leaf != PW_BVH4_EMPTY) {
         while (cur != PW_BVH4_EMPTY && !(cur & PW_BVH4_LEAF)) {

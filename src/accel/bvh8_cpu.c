@@ -412,9 +412,7 @@ int pw_bvh8_trace(const pw_scene_view *s, const pw_bvh8 *b, pw_ray r, float tmin
 {
     if (b->flat)
         return pw_bvh8_trace_flat(b, r, tmin, tmax, any_hit, hit);
-    hit->prim = PW_NO_HIT;
-    hit->t = tmax;
-    hit->u = hit->v = 0.0f;
+    pw_hit_none(hit, tmax);
     /* A ray with a NaN or infinite component hits nothing: its slab tests
      * would enter every slot of a node, empty ones (no child) included. */
     __m128 lim = _mm_set1_ps(PW_INF), abs_bits = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));

@@ -132,9 +132,7 @@ static inline int pw_bvh8_node_mask(const pw_bvh8_node *n, const pw_ray8 *r, __m
 /* Same contract as pw_bvh_trace, for a pw_bvh8 in flat mode. */
 static inline int pw_bvh8_trace_flat(const pw_bvh8 *b, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
-    hit->prim = PW_NO_HIT;
-    hit->t = tmax;
-    hit->u = hit->v = 0.0f;
+    pw_hit_none(hit, tmax);
     pw_ray8 r8 = pw_ray8_make(r);
     /* pw_safe_inverse in one 4-lane division. */
     __m128 d4 = _mm_setr_ps(r.d.x, r.d.y, r.d.z, 1.0f);

@@ -102,9 +102,7 @@ PW_HD int pw_bvh_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax,
         sh = pw_ray_shear_make(r.d);
     const pw_bvh_node *nodes = s->nodes;
     int found = 0;
-    hit->prim = PW_NO_HIT;
-    hit->t = tmax;
-    hit->u = hit->v = 0.0f;
+    pw_hit_none(hit, tmax);
     if (!nodes || pw_intersect_box(oid, inv_d, nodes[0].bmin, nodes[0].bmax, tmin, tmax) == PW_INF)
         return 0;
     pw_bvh_node n = pw_bvh_load(&nodes[0]);

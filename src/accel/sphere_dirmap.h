@@ -136,9 +136,7 @@ PW_HD int pw_trace_sphere_slots(const pw_sphere *spheres, const uint32_t *prims,
                                 int any_hit, uint64_t mask, pw_hit *hit)
 {
     int found = 0;
-    hit->prim = PW_NO_HIT;
-    hit->t = tmax;
-    hit->u = hit->v = 0.0f;
+    pw_hit_none(hit, tmax);
     while (mask) {
         uint32_t i = pw_lowest_bit64(mask);
         mask &= mask - 1u;

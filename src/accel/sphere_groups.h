@@ -68,9 +68,7 @@ PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, f
         if (pw_intersect_box(oid, inv_d, s->groups[g].lo, s->groups[g].hi, tmin, tmax) != PW_INF)
             enter |= 1u << g;
     int found = 0;
-    hit->prim = PW_NO_HIT;
-    hit->t = tmax;
-    hit->u = hit->v = 0.0f;
+    pw_hit_none(hit, tmax);
     /* Each lane walks its own entered runs, lowest first: a warp then
      * makes as many passes as its busiest lane enters runs, where a walk
      * over all runs in step made one for every run any lane entered

@@ -13,9 +13,7 @@
 PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
     int found = 0;
-    hit->prim = PW_NO_HIT;
-    hit->t = tmax;
-    hit->u = hit->v = 0.0f;
+    pw_hit_none(hit, tmax);
     for (uint32_t i = 0; i < s->n_spheres; i++) {
         pw_sphere sp = s->spheres[i];
         if (pw_hit_sphere(sp.c, sp.r, i, r.o, r.d, tmin, &tmax, hit)) {

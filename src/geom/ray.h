@@ -20,6 +20,14 @@ typedef struct pw_hit {
 
 #define PW_NO_HIT 0xffffffffu
 
+/* No hit yet, up to tmax: where every traversal starts. */
+PW_HD void pw_hit_none(pw_hit *hit, float tmax)
+{
+    hit->prim = PW_NO_HIT;
+    hit->t = tmax;
+    hit->u = hit->v = 0.0f;
+}
+
 PW_HD int32_t pw_float_as_int(float f)
 {
 #if PW_DEVICE_CODE

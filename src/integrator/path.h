@@ -294,6 +294,35 @@ PW_HD void pw_path_accumulate(pw_vec3 *sum, pw_vec3 L)
         *sum = v3_add(*sum, L);
 }
 
+/* Adds v to *p from any thread. */
+PW_HD void pw_atomic_add_float(float *p, float v)
+{
+#if PW_DEVICE_CODE
+    atomicAdd(p, v);
+#else
+    uint32_t old = __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED), want;
+    do {
+        want = (uint32_t)pw_float_as_int(pw_int_as_float((int32_t)old) + v);
+    } while (!__atomic_compare_exchange_n((uint32_t *)p, &old, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+#endif
+}
+
+/* pw_path_accumulate into pixel `pixel` of the image sum (3 floats a
+ * pixel) from any thread, with one atomic addition a channel. On the GPU
+ * the atomics return nothing, so the thread does not wait for the pixel's
+ * old value; global float atomics flush a denormal sum to zero, which the
+ * plain addition would keep (values under 1.2e-38, far below what an image
+ * shows). */
+PW_HD void pw_pixel_add_atomic(float *sum, uint32_t pixel, pw_vec3 L)
+{
+    if (!(isfinite(L.x) && isfinite(L.y) && isfinite(L.z)))
+        return;
+    float *px = sum + 3 * (size_t)pixel;
+    pw_atomic_add_float(px + 0, L.x);
+    pw_atomic_add_float(px + 1, L.y);
+    pw_atomic_add_float(px + 2, L.z);
+}
+
 /* A pool of path samples that the lanes of one worker draw from: every
  * sample of a rectangle of pixels, 2^w_log2 wide and 2^n_log2 pixels in
  * all, item i being sample first + (i >> n_log2) of pixel i mod 2^n_log2
@@ -486,20 +515,9 @@ PW_HD void pw_pool_store(const pw_sample_pool *pool, const pw_render_params *prm
 #if PW_DEVICE_CODE
     if (pool->ring) {
         uint32_t pixel = (i >> 15 & 0x7fffu) * prm->width + (i & 0x7fffu);
-        if (pool->sum) {
-            /* The pixel's only sample this launch: one addition each, as
-             * pw_path_accumulate's, made by atomics that return nothing, so
-             * the lane does not wait for the pixel's old value. (Global
-             * float atomics flush a denormal sum to zero, which the plain
-             * addition would keep: values under 1.2e-38, far below what
-             * an image shows.) */
-            float *px = pool->sum + 3 * (size_t)pixel;
-            if (isfinite(L.x) && isfinite(L.y) && isfinite(L.z)) {
-                atomicAdd(px + 0, L.x);
-                atomicAdd(px + 1, L.y);
-                atomicAdd(px + 2, L.z);
-            }
-        } else
+        if (pool->sum) /* the pixel's only sample this launch: one addition, as pw_path_accumulate's */
+            pw_pixel_add_atomic(pool->sum, pixel, L);
+        else
             pool->radiance[(i >> 30) * prm->width * prm->height + pixel] = L;
         return;
     }

@@ -349,19 +349,6 @@ PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, uint32_t j)
     w->s_visible[j] = !pw_trace(s, r, s->t_min, o.w, 1, &h);
 }
 
-/* Adds v to *p from any thread. */
-PW_HD void pw_atomic_add_float(float *p, float v)
-{
-#if PW_DEVICE_CODE
-    atomicAdd(p, v);
-#else
-    uint32_t old = __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED), want;
-    do {
-        want = (uint32_t)pw_float_as_int(pw_int_as_float((int32_t)old) + v);
-    } while (!__atomic_compare_exchange_n((uint32_t *)p, &old, want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-#endif
-}
-
 /* resolve: the path of entry i of the resolve list adds its unoccluded shadow
  * contributions in the order they were made (the megakernel's order, so
  * images match it). A finished split child adds its radiance to its pixel
@@ -380,14 +367,8 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
         }
     }
     pw_f4_store(&w->rad[pi], L.x, L.y, L.z, 0.0f);
-    if (pw_f4_bits(b.x) || prm->split <= 1)
-        return;
-    if (!(isfinite(L.x) && isfinite(L.y) && isfinite(L.z)))
-        return;
-    float *dst = sum + 3 * (size_t)w->pixel[pi];
-    pw_atomic_add_float(dst + 0, L.x);
-    pw_atomic_add_float(dst + 1, L.y);
-    pw_atomic_add_float(dst + 2, L.z);
+    if (!pw_f4_bits(b.x) && prm->split > 1)
+        pw_pixel_add_atomic(sum, w->pixel[pi], L);
 }
 
 /* The tail of a wave: when few paths are left, a bounce per stage leaves
@@ -404,12 +385,8 @@ PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_
     p.L = v3(l.x, l.y, l.z);
     pw_path_finish(s, prm, &p, kinds, ext_rays, shadow_rays);
     pw_f4_store(&w->rad[pi], p.L.x, p.L.y, p.L.z, 0.0f);
-    if (prm->split <= 1 || !(isfinite(p.L.x) && isfinite(p.L.y) && isfinite(p.L.z)))
-        return;
-    float *dst = sum + 3 * (size_t)w->pixel[pi];
-    pw_atomic_add_float(dst + 0, p.L.x);
-    pw_atomic_add_float(dst + 1, p.L.y);
-    pw_atomic_add_float(dst + 2, p.L.z);
+    if (prm->split > 1)
+        pw_pixel_add_atomic(sum, w->pixel[pi], p.L);
 }
 
 /* gather, once a wave without splitting is done: pixel first_pixel + i adds

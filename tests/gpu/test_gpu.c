@@ -17,38 +17,49 @@ typedef struct gpu_case {
                        many in the first (0: one call) */
 } gpu_case;
 
-/* The GPU render of c in two calls, as a progressive viewer makes them:
- * the second must go on from the first's samples. */
-static pw_status render_in_two_calls(pw_scene *s, const pw_settings *st, const gpu_case *c, float **rgb)
+/* The GPU render of c, in two calls where c says so, as a progressive
+ * viewer makes them (the second must go on from the first's samples):
+ * its image (rgb may be NULL) and its statistics (rs may be NULL). */
+static pw_status render_calls(pw_scene *s, const pw_settings *st, const gpu_case *c, float **rgb,
+                              pw_render_stats *rs)
 {
-    *rgb = NULL;
+    if (rgb)
+        *rgb = NULL;
     pw_renderer *r = NULL;
     pw_status e = pw_renderer_create(s, st, &r);
     if (e != PW_OK)
         return e;
-    e = pw_renderer_render(r, c->first_call);
-    if (e == PW_OK)
-        e = pw_renderer_render(r, c->spp - c->first_call);
-    if (e == PW_OK) {
+    int first = c->first_call > 0 ? c->first_call : c->spp;
+    e = pw_renderer_render(r, first);
+    if (e == PW_OK && first < c->spp)
+        e = pw_renderer_render(r, c->spp - first);
+    if (e == PW_OK && rgb) {
         *rgb = malloc((size_t)c->w * c->h * 3 * sizeof **rgb);
         e = *rgb ? pw_renderer_image(r, *rgb) : PW_ERR_OUT_OF_MEMORY;
     }
+    if (rs)
+        pw_renderer_get_stats(r, rs);
     pw_renderer_free(r);
     return e;
+}
+
+static void case_settings(pw_scene *s, pw_backend b, const gpu_case *c, pw_settings *st)
+{
+    pw_settings_default(s, st);
+    st->width = c->w;
+    st->height = c->h;
+    st->seed = 7;
+    st->backend = b;
+    st->split = c->split ? c->split : 1;
+    st->wave_paths = c->wave_paths;
 }
 
 static pw_status render(pw_scene *s, pw_backend b, const gpu_case *c, float **rgb)
 {
     pw_settings st;
-    pw_settings_default(s, &st);
-    st.width = c->w;
-    st.height = c->h;
-    st.seed = 7;
-    st.backend = b;
-    st.split = c->split ? c->split : 1;
-    st.wave_paths = c->wave_paths;
-    if (b != PW_BACKEND_CPU && c->first_call > 0)
-        return render_in_two_calls(s, &st, c, rgb);
+    case_settings(s, b, c, &st);
+    if (b != PW_BACKEND_CPU)
+        return render_calls(s, &st, c, rgb, NULL);
     return test_render_settings(s, &st, c->spp, rgb);
 }
 
@@ -125,6 +136,14 @@ static void check_agreement(const char *name, pw_scene *s, int w, int h, int spp
     check_case(name, s, &c);
 }
 
+/* A built-in scene (the test fails if it cannot be made). */
+static pw_scene *builtin(const char *name)
+{
+    pw_scene *s = NULL;
+    assert_int_equal(pw_scene_builtin(name, &s), PW_OK);
+    return s;
+}
+
 static int gpu_or_skip(void)
 {
     if (pw_cuda_usable())
@@ -139,8 +158,7 @@ static void test_agree_toy(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    pw_scene *s;
-    assert_int_equal(pw_scene_builtin("toy", &s), PW_OK);
+    pw_scene *s = builtin("toy");
     check_agreement("toy", s, 320, 180, 4);
     pw_scene_free(s);
 }
@@ -175,8 +193,7 @@ static void test_agree_no_light_sampling(void **state)
         skip();
     const char *names[2] = {"toy-small", "rtiow"};
     for (int i = 0; i < 2; i++) {
-        pw_scene *s;
-        assert_int_equal(pw_scene_builtin(names[i], &s), PW_OK);
+        pw_scene *s = builtin(names[i]);
         check_agreement(names[i], s, 240, 160, 4);
         pw_scene_free(s);
     }
@@ -187,8 +204,7 @@ static void test_agree_cornell(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    pw_scene *s;
-    assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
+    pw_scene *s = builtin("cornell");
     check_agreement("cornell", s, 128, 128, 8);
     pw_scene_free(s);
 }
@@ -232,8 +248,7 @@ static void test_agree_conductor(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    pw_scene *s;
-    assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
+    pw_scene *s = builtin("cornell");
     uint32_t gold = pw_scene_add_material(s, pw_conductor(v3(0.18f, 0.42f, 1.37f), v3(3.42f, 2.35f, 1.77f), 0.3f));
     assert_int_equal(pw_scene_add_sphere(s, v3(0.3f, 1.0f, 0.3f), 0.3f, gold), PW_OK);
     check_agreement("cornell with a gold GGX sphere", s, 96, 96, 8);
@@ -276,8 +291,7 @@ static void test_agree_delta_lights(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    pw_scene *s;
-    assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
+    pw_scene *s = builtin("cornell");
     assert_int_equal(pw_scene_add_point_light(s, v3(0.4f, 1.6f, 0.3f), v3(2.0f, 2.0f, 1.5f)), PW_OK);
     assert_int_equal(pw_scene_add_distant_light(s, v3(-0.3f, -0.4f, -1.0f), v3(1.0f, 1.5f, 2.0f)), PW_OK);
     check_agreement("cornell with point and distant lights", s, 96, 96, 8);
@@ -292,12 +306,11 @@ static void test_agree_split(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    pw_scene *s;
-    assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
+    pw_scene *s = builtin("cornell");
     gpu_case cornell = {96, 96, 4, 4, 0, 0};
     check_case("cornell split 4", s, &cornell);
     pw_scene_free(s);
-    assert_int_equal(pw_scene_builtin("toy", &s), PW_OK);
+    s = builtin("toy");
     gpu_case toy = {160, 90, 2, 3, 0, 0};
     check_case("toy split 3", s, &toy);
     /* Pixels in many waves of 999 paths (333 pixels of 3 children): the
@@ -318,8 +331,7 @@ static void test_agree_partial_tiles_and_calls(void **state)
         skip();
     const char *names[2] = {"toy", "cornell"};
     for (int i = 0; i < 2; i++) {
-        pw_scene *s;
-        assert_int_equal(pw_scene_builtin(names[i], &s), PW_OK);
+        pw_scene *s = builtin(names[i]);
         gpu_case one_call = {100, 70, 12, 1, 0, 0}, two_calls = {100, 70, 12, 1, 0, 3};
         char name[64];
         snprintf(name, sizeof name, "%s 100x70, 12 spp in one call", names[i]);
@@ -334,20 +346,10 @@ static void test_agree_partial_tiles_and_calls(void **state)
 static uint32_t mega_stream_launches(pw_scene *s, const gpu_case *c)
 {
     pw_settings st;
-    pw_settings_default(s, &st);
-    st.width = c->w;
-    st.height = c->h;
-    st.seed = 7;
-    st.backend = PW_BACKEND_CUDA_MEGA;
-    pw_renderer *r = NULL;
-    if (pw_renderer_create(s, &st, &r) != PW_OK)
-        fail_msg("cuda-mega: %s", pw_last_error());
-    int first = c->first_call > 0 ? c->first_call : c->spp;
-    if (pw_renderer_render(r, first) != PW_OK || (first < c->spp && pw_renderer_render(r, c->spp - first) != PW_OK))
-        fail_msg("cuda-mega: %s", pw_last_error());
     pw_render_stats rs;
-    pw_renderer_get_stats(r, &rs);
-    pw_renderer_free(r);
+    case_settings(s, PW_BACKEND_CUDA_MEGA, c, &st);
+    if (render_calls(s, &st, c, NULL, &rs) != PW_OK)
+        fail_msg("cuda-mega: %s", pw_last_error());
     return rs.gpu_stream_launches;
 }
 
@@ -365,8 +367,7 @@ static void test_agree_streams(void **state)
         skip();
     const char *names[2] = {"toy", "cornell"};
     for (int i = 0; i < 2; i++) {
-        pw_scene *s;
-        assert_int_equal(pw_scene_builtin(names[i], &s), PW_OK);
+        pw_scene *s = builtin(names[i]);
         gpu_case four = {96, 64, 4, 1, 0, 0}, one_two = {96, 64, 3, 1, 0, 1}, partial = {97, 61, 4, 1, 0, 0};
         char name[64];
         for (int big = 0; big < 2; big++) {
@@ -397,8 +398,7 @@ static void test_out_of_device_memory(void **state)
     void *hog = NULL;
     size_t take = free_b > (256u << 20) ? free_b - (128u << 20) : 0;
     assert_int_equal(cudaMalloc(&hog, take), cudaSuccess);
-    pw_scene *s;
-    assert_int_equal(pw_scene_builtin("toy-small", &s), PW_OK);
+    pw_scene *s = builtin("toy-small");
     float *img;
     gpu_case big = {8192, 8192, 1, 1, 0, 0};
     pw_status e = render(s, PW_BACKEND_CUDA_MEGA, &big, &img);

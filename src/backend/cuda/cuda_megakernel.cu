@@ -51,6 +51,17 @@ typedef struct mega_tiles {
     pw_vec3 *radiance;
 } mega_tiles;
 
+/* Adds a pixel's n samples, radiance[0], radiance[stride], ..., to its
+ * 3 floats at px in sample order, as every backend does, so that the sums
+ * round alike. */
+__device__ static void add_samples(float *px, const pw_vec3 *radiance, size_t stride, uint32_t n)
+{
+    pw_vec3 acc = v3(px[0], px[1], px[2]);
+    for (uint32_t k = 0; k < n; k++)
+        pw_path_accumulate(&acc, radiance[k * stride]);
+    px[0] = acc.x, px[1] = acc.y, px[2] = acc.z;
+}
+
 /* One warp's tile, spp samples of each of its pixels (samples sample_base
  * ...), with path regeneration from the warp's sample pool
  * (pw_path_trace_pool): a lane whose path ends takes the warp's next
@@ -141,13 +152,7 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
             uint32_t x = pw_pool_x(&pool, j), y = pw_pool_y(&pool, j);
             if (x >= prm.width || y >= prm.height)
                 continue;
-            float *px = sum + 3 * ((size_t)y * prm.width + x);
-            pw_vec3 acc = v3(px[0], px[1], px[2]);
-            for (uint32_t k = 0; k < pool.spp; k++)
-                pw_path_accumulate(&acc, pool.radiance[(k << tiles.n_log2) + j]);
-            px[0] = acc.x;
-            px[1] = acc.y;
-            px[2] = acc.z;
+            add_samples(sum + 3 * ((size_t)y * prm.width + x), pool.radiance + j, npix, pool.spp);
         }
         __syncwarp();
     }
@@ -315,11 +320,7 @@ __global__ void pw_mega_gather(float *__restrict__ sum, const pw_vec3 *__restric
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= npix)
         return;
-    float *px = sum + 3 * (size_t)i;
-    pw_vec3 acc = v3(px[0], px[1], px[2]);
-    for (uint32_t k = 0; k < spp; k++)
-        pw_path_accumulate(&acc, radiance[(size_t)k * npix + i]);
-    px[0] = acc.x, px[1] = acc.y, px[2] = acc.z;
+    add_samples(sum + 3 * (size_t)i, radiance + i, npix, spp);
 }
 
 /* The stream-of-tiles variant of a kernel, or NULL. Only the kernels of
