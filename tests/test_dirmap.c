@@ -7,7 +7,7 @@
  * a full mask), near the origin and at 2e4 where rounding is coarse, and
  * for directions on texel borders and corners. Also checks that the maps
  * are used and prune: a map listing every sphere everywhere would pass
- * the rest. */
+ * the rest, and that a ray aimed at a light mostly leaves the light out. */
 #include "test_common.h"
 
 #include "accel/sphere_groups.h"
@@ -34,7 +34,7 @@ static void maps_init(maps_under_test *t, pw_scene *s)
     t->mapped.group_spheres = t->g.spheres;
     t->mapped.group_prims = t->g.prims;
     t->mapped.n_groups = t->g.n_groups;
-    assert_true(pw_dirmaps_build(&t->mapped, t->g.spheres, &t->m));
+    assert_true(pw_dirmaps_build(&t->mapped, t->g.spheres, t->g.prims, &t->m));
     t->mapped.dirmaps = t->m.maps;
     t->mapped.dirmap_masks = t->m.masks;
     t->mapped.n_dirmaps = t->m.n;
@@ -49,6 +49,7 @@ static void maps_free(maps_under_test *t)
 
 typedef struct tally {
     long rays, mapped, listed, hits;
+    long own_listed; /* rays aimed at a light whose slots list that light */
 } tally;
 
 /* One query both ways; fails on any difference. */
@@ -115,15 +116,20 @@ static void camera_rays(const maps_under_test *t, test_rng *g, int n, tally *c)
 }
 
 /* Shadow rays as the toy estimator casts them, from points on the
- * spheres toward each sphere light, and segments from anywhere that end
- * anywhere inside a light, border directions among them. */
-static void shadow_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 centre, float box, tally *c)
+ * spheres toward each sphere light (tallied in aimed), and segments from
+ * anywhere that end anywhere inside a light's ball, border directions
+ * among them (in c). */
+static void shadow_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 centre, float box, tally *c,
+                        tally *aimed)
 {
     const pw_scene_view *v = &t->flat;
     for (uint32_t li = 0; li < v->n_lights; li++) {
         if (v->lights[li].type != PW_LIGHT_SPHERE)
             continue;
         pw_sphere l = v->spheres[v->lights[li].prim];
+        uint32_t own_slot = 0;
+        while (t->g.prims[own_slot] != v->lights[li].prim)
+            own_slot++;
         for (int i = 0; i < n; i++) {
             pw_ray r;
             float tmax;
@@ -137,9 +143,12 @@ static void shadow_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 ce
                     continue;
                 r.d = pw_sample_cone(v3_scale(to_c, 1.0f / sqrtf(d2)), cos_max, (float)trng_unif(g),
                                      (float)trng_unif(g));
-                tmax = pw_shadow_tmax_sphere(l, r.o, r.d, sqrtf(pw_maxf(0.0f, d2 - l.r * l.r)));
+                tmax = pw_shadow_tmax_sphere(l, r.o, r.d, 0.0f, d2);
             } else {
-                pw_vec3 end = v3_add(l.c, v3_scale(trng_dir(g), l.r * (float)trng_unif(g)));
+                /* Ends anywhere in the light's ball: inside the light, or
+                 * just past it, on the far side of a segment through it,
+                 * where the map's own slot must come back. */
+                pw_vec3 end = v3_add(l.c, v3_scale(trng_dir(g), (l.r * 1.001f + 2e-3f) * (float)trng_unif(g)));
                 if (i % 4 == 1)
                     r.o = v3_add(end, v3_scale(border_dir(g), trng_range(g, 0.1f, 2.0f * box)));
                 else
@@ -150,7 +159,9 @@ static void shadow_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 ce
                 r.d = v3_scale(seg, 1.0f / tmax);
             }
             tally other = {0};
-            check_ray(t, r, tmax, 1, "shadow ray", c);
+            check_ray(t, r, tmax, 1, "shadow ray", i % 2 == 0 ? aimed : c);
+            if (i % 2 == 0)
+                aimed->own_listed += pw_dirmap_slots(&t->mapped, r, tmax, 1) >> own_slot & 1u;
             check_ray(t, r, tmax, 0, "shadow ray", &other); /* through the runs */
         }
     }
@@ -171,11 +182,13 @@ static void toy_scene(void **state)
     maps_init(&t, s);
     assert_int_equal(t.m.n, 3); /* the lens and the two sphere lights */
     test_rng g = {11};
-    tally cam = {0}, sh = {0};
+    tally cam = {0}, sh = {0}, aimed = {0};
     camera_rays(&t, &g, 100000, &cam);
-    shadow_rays(&t, &g, 100000, v3s(0.0f), 8.0f, &sh);
+    shadow_rays(&t, &g, 100000, v3s(0.0f), 8.0f, &sh, &aimed);
     report("toy, camera rays", &t, &cam);
     report("toy, shadow rays", &t, &sh);
+    report("toy, shadow rays aimed at a light", &t, &aimed);
+    printf("toy, shadow rays aimed at a light: %ld of %ld list that light\n", aimed.own_listed, aimed.mapped);
     /* Every camera ray and nearly every shadow ray goes through a map
      * (segments from points more than about 20 units away end outside
      * their light's ball and walk the runs), and the maps prune: a
@@ -185,6 +198,9 @@ static void toy_scene(void **state)
     assert_true(cam.listed < cam.mapped * 6);
     assert_true(sh.listed < sh.mapped * 8);
     assert_true(cam.hits > cam.rays / 4 && sh.hits > sh.rays / 10);
+    /* A ray aimed at a light skips the light's own test unless it starts
+     * near the light or grazes it (pw_dirmap_misses_own). */
+    assert_true(aimed.own_listed < aimed.mapped / 10);
     maps_free(&t);
     pw_scene_free(s);
 }
@@ -222,7 +238,7 @@ static void random_scenes(pw_vec3 centre, float box, int n_scenes)
         maps_init(&t, s);
         tally cam = {0}, sh = {0};
         camera_rays(&t, &g, 20000, &cam);
-        shadow_rays(&t, &g, 5000, centre, box, &sh);
+        shadow_rays(&t, &g, 5000, centre, box, &sh, &sh);
         report("random spheres, camera rays", &t, &cam);
         report("random spheres, shadow rays", &t, &sh);
         assert_true(t.m.n > 1);

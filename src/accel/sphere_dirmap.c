@@ -82,11 +82,11 @@ static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, uin
             }
 }
 
-int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, pw_dirmaps *out)
+int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint32_t *prims, pw_dirmaps *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t n = s->n_spheres;
-    if (n > 64 || !slots)
+    if (n > 64 || !slots || !prims)
         return 0;
     /* The camera's ball: the lens (a pinhole's is a point). */
     out->maps[0].c = s->cam.origin;
@@ -103,6 +103,11 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, pw_dirmaps 
         pw_sphere l = s->spheres[s->lights[i].prim];
         out->maps[out->n].c = l.c;
         rho[out->n] = l.r * 1.001f + 2e-3f;
+        for (uint32_t k = 0; k < n; k++)
+            if (prims[k] == s->lights[i].prim) {
+                out->maps[out->n].own_r = l.r;
+                out->maps[out->n].own_slot = k;
+            }
         out->n++;
     }
     out->masks = (uint64_t *)malloc((size_t)out->n * PW_DIRMAP_TEXELS * sizeof *out->masks);
@@ -110,7 +115,13 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, pw_dirmaps 
         return 0;
     for (uint32_t m = 0; m < out->n; m++) {
         out->maps[m].rho = rho[m];
-        build_map(out->maps[m].c, rho[m], slots, n, out->masks + (size_t)m * PW_DIRMAP_TEXELS);
+        uint64_t *masks = out->masks + (size_t)m * PW_DIRMAP_TEXELS;
+        build_map(out->maps[m].c, rho[m], slots, n, masks);
+        /* A light's own slot is added back by the lookup where needed
+         * (the camera's map, own_r 0, keeps every slot). */
+        if (out->maps[m].own_r > 0.0f)
+            for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++)
+                masks[t] &= ~((uint64_t)1 << out->maps[m].own_slot);
     }
     return 1;
 }

@@ -71,9 +71,24 @@ static __device__ __forceinline__ float pw_rcp(float x)
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
+/* a / b and sqrtf(x) where a few ulps do not matter (light sampling's
+ * cone and its shadow ray's length, a frame's axes, a direction map's
+ * texel): the hardware's approximations on the GPU (about 2 ulp; the
+ * square root one instruction, the IEEE sequences about ten with a
+ * branch), and exactly these expressions on the host, so that the CPU's
+ * scalar and 8-lane loops still agree to the bit. */
+static __device__ __forceinline__ float pw_div_approx(float a, float b) { return __fdividef(a, b); }
+static __device__ __forceinline__ float pw_sqrt_approx(float x)
+{
+    float y;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
 #else
 static inline float pw_rsqrt(float x) { return 1.0f / sqrtf(x); }
 static inline float pw_rcp(float x) { return 1.0f / x; }
+static inline float pw_div_approx(float a, float b) { return a / b; }
+static inline float pw_sqrt_approx(float x) { return sqrtf(x); }
 #endif
 
 /* sin and cos of an angle in [-2 pi, 2 pi]: the GPU's hardware

@@ -34,7 +34,7 @@ PW_HD pw_vec3 pw_sample_cosine_about(pw_vec3 n, float u1, float u2)
 PW_HD pw_vec3 pw_sample_cone(pw_vec3 w, float cos_max, float u1, float u2)
 {
     float cos_a = 1.0f - u1 + u1 * cos_max;
-    float sin_a = sqrtf(pw_maxf(0.0f, 1.0f - cos_a * cos_a));
+    float sin_a = pw_sqrt_approx(pw_maxf(0.0f, 1.0f - cos_a * cos_a));
     float sp, cp;
     pw_sincos(2.0f * PW_PI * u2, &sp, &cp);
     pw_frame f = pw_frame_from_normal(w);

@@ -59,7 +59,7 @@ typedef struct pw_frame {
 PW_HD pw_frame pw_frame_from_normal(pw_vec3 n)
 {
     float sign = copysignf(1.0f, n.z);
-    float a = -1.0f / (sign + n.z);
+    float a = pw_div_approx(-1.0f, sign + n.z);
     float b = n.x * n.y * a;
     pw_frame f;
     f.t = v3(1.0f + sign * n.x * n.x * a, sign * b, -sign * n.x);

@@ -45,11 +45,18 @@ PW_SIZE_CHECK(pw_shadow_slot, 28);
 
 /* Length of a shadow ray from its (offset) origin to a sphere light: the
  * distance from the shading point would let the offset ray reach into the
- * light near the edge of its cone, and the light would shadow itself. */
-PW_HD float pw_shadow_tmax_sphere(pw_sphere sp, pw_vec3 origin, pw_vec3 dir, float fallback)
+ * light near the edge of its cone, and the light would shadow itself. The
+ * ray stops 1e-4 of its length short, far more than the GPU's approximate
+ * root is off. Where rounding lets the ray miss the sphere, it stops at
+ * the fallback, or with fallback_d2 (the squared distance from the
+ * shading point to the light's centre) instead at the tangent's length,
+ * then worked out. */
+PW_HD float pw_shadow_tmax_sphere(pw_sphere sp, pw_vec3 origin, pw_vec3 dir, float fallback, float fallback_d2)
 {
-    float t = pw_intersect_sphere(origin, dir, sp.c, sp.r, 0.0f, PW_INF);
-    return (t > 0.0f ? t : fallback) * 0.9999f;
+    float t = pw_intersect_sphere_as(origin, dir, sp.c, sp.r, 0.0f, PW_INF, 1);
+    if (t > 0.0f)
+        return t * 0.9999f;
+    return (fallback_d2 > 0.0f ? sqrtf(pw_maxf(0.0f, fallback_d2 - sp.r * sp.r)) : fallback) * 0.9999f;
 }
 
 /* The toy estimator casts one shadow ray per emissive sphere; scenes given to
@@ -136,7 +143,7 @@ PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
         out[n].ray.o = pw_offsets_for(off, dir);
         out[n].ray.d = dir;
-        out[n].tmax = pw_shadow_tmax_sphere(sp, out[n].ray.o, dir, sqrtf(pw_maxf(0.0f, d2 - sp.r * sp.r)));
+        out[n].tmax = pw_shadow_tmax_sphere(sp, out[n].ray.o, dir, 0.0f, d2);
         out[n].contrib = v3_scale(v3_mul(v3_mul(p->beta, m->albedo), le), pw_maxf(0.0f, v3_dot(dir, nl)) * omega * PW_INV_PI);
         n++;
     }
@@ -183,8 +190,9 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
         out->tmax = PW_INF;
     } else {
         pw_light l = s->lights[li];
-        out->tmax = l.type == PW_LIGHT_SPHERE ? pw_shadow_tmax_sphere(s->spheres[l.prim], out->ray.o, ls.wi, ls.dist)
-                                              : ls.dist * 0.9999f;
+        out->tmax = l.type == PW_LIGHT_SPHERE
+                        ? pw_shadow_tmax_sphere(s->spheres[l.prim], out->ray.o, ls.wi, ls.dist, 0.0f)
+                        : ls.dist * 0.9999f;
     }
     out->contrib = v3_scale(v3_mul(v3_mul(p->beta, f), ls.Le), w / ls.pdf);
     return 1;

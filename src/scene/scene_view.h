@@ -193,12 +193,16 @@ typedef struct pw_sphere_group {
 } pw_sphere_group;
 PW_SIZE_CHECK(pw_sphere_group, 32);
 
-/* 16 bytes: the ball a direction map bounds (accel/sphere_dirmap.h). */
+/* 32 bytes: the ball a direction map bounds (accel/sphere_dirmap.h), and
+ * for a sphere light's map the light itself, which its masks leave out. */
 typedef struct pw_dirmap {
     pw_vec3 c;
-    float rho;  /* its radius */
+    float rho;         /* its radius */
+    float own_r;       /* the light's radius (centre c); 0: the camera's map */
+    uint32_t own_slot; /* the light's group slot; PW_NO_DIRMAP: none */
+    uint32_t pad[2];
 } pw_dirmap;
-PW_SIZE_CHECK(pw_dirmap, 16);
+PW_SIZE_CHECK(pw_dirmap, 32);
 
 /* How a sphere-only scene's rays find their hits (pw_scene_view.flat_spheres). */
 #define PW_FLAT_NONE 0u   /* through the BVH */

@@ -29,8 +29,8 @@ PW_HD uint32_t pw_light_pick(const pw_scene_view *s, float u)
  * (0 if the point is inside it). */
 PW_HD float pw_sphere_cos_max(float r, float d2)
 {
-    float s2 = r * r / d2;
-    return s2 < 1.0f ? sqrtf(1.0f - s2) : -1.0f;
+    float s2 = pw_div_approx(r * r, d2);
+    return s2 < 1.0f ? pw_sqrt_approx(1.0f - s2) : -1.0f;
 }
 
 PW_HD int pw_emits_toward(const pw_material *m, int front, int is_sphere)

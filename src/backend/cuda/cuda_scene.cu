@@ -84,15 +84,14 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     return PW_OK;
 }
 
-/* The direction maps of a scene of sphere groups whose spheres lie in
- * slots in run order (accel/sphere_dirmap.h). */
-static pw_status upload_dirmaps(const pw_scene_view *host, const pw_sphere *slots, pw_cuda_scene *out)
+/* The direction maps of a scene of sphere groups g (accel/sphere_dirmap.h). */
+static pw_status upload_dirmaps(const pw_scene_view *host, const pw_sphere_groups *g, pw_cuda_scene *out)
 {
     /* PATHWAVE_CUDA_DIRMAPS=0 leaves them out, for comparisons; maps that
      * cannot be built (host memory) leave those rays on the runs. */
     const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS");
     pw_dirmaps dm;
-    if ((maps && *maps == '0') || !pw_dirmaps_build(host, slots, &dm))
+    if ((maps && *maps == '0') || !pw_dirmaps_build(host, g->spheres, g->prims, &dm))
         return PW_OK;
     pw_status st = upload(out, dm.maps, dm.n * sizeof *dm.maps, (const void **)&out->view.dirmaps, "direction maps");
     if (st == PW_OK)
@@ -128,7 +127,7 @@ pw_status pw_cuda_scene_upload_groups(const pw_scene_view *host, uint32_t max_ru
         out->view.flat_spheres = PW_FLAT_GROUPS;
     }
     if (st == PW_OK)
-        st = upload_dirmaps(host, g.spheres, out);
+        st = upload_dirmaps(host, &g, out);
     pw_sphere_groups_free(&g);
     return st;
 }
