@@ -63,12 +63,29 @@ PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, f
         return pw_trace_sphere_slots(s->group_spheres, s->group_prims, r, tmin, tmax, any_hit, listed, hit);
     pw_vec3 inv_d = pw_safe_inverse(r.d), oid = v3_mul(r.o, inv_d);
     uint32_t enter = 0;
-    PW_NO_UNROLL
-    for (uint32_t g = 0; g < s->n_groups; g++)
-        if (pw_intersect_box(oid, inv_d, s->groups[g].lo, s->groups[g].hi, tmin, tmax) != PW_INF)
-            enter |= 1u << g;
     int found = 0;
     pw_hit_none(hit, tmax);
+    /* A run of one sphere (toy's ground and one of its lights) is tested
+     * right away, the whole warp in step, as its box would cost as much as
+     * its sphere; walked with the others it took a pass of the walk below
+     * that lanes in longer runs spent on their own spheres. A hit found
+     * here also shortens the boxes tested after it. */
+    PW_NO_UNROLL
+    for (uint32_t g = 0; g < s->n_groups; g++) {
+        uint32_t first = s->groups[g].first;
+        if (s->groups[g].count == 1) {
+            pw_sphere sp = s->group_spheres[first];
+            if (pw_hit_sphere(sp.c, sp.r, first, r.o, r.d, tmin, &tmax, hit)) {
+                found = 1;
+                if (any_hit)
+                    break;
+            }
+        } else if (pw_intersect_box(oid, inv_d, s->groups[g].lo, s->groups[g].hi, tmin, tmax) != PW_INF) {
+            enter |= 1u << g;
+        }
+    }
+    if (found && any_hit)
+        enter = 0;
     /* Each lane walks its own entered runs, lowest first: a warp then
      * makes as many passes as its busiest lane enters runs, where a walk
      * over all runs in step made one for every run any lane entered
