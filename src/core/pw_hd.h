@@ -54,10 +54,10 @@
  * slow path; the host computes them exactly. As with sin and cos below, a
  * direction then differs between the CPU and the GPU in its last bits, and
  * a path only where rounding sends a decision the other way (test_gpu
- * bounds how often). Ray intersection and v3_norm keep IEEE arithmetic on
- * both sides: v3_norm approximated too (reflected and refracted
- * directions, triangle normals) lost one path of the furnace test's glass
- * cluster for good (docs/PERFORMANCE.md). */
+ * bounds how often). v3_norm keeps IEEE arithmetic on both sides:
+ * approximated too (reflected and refracted directions, triangle normals)
+ * it lost one path of the furnace test's glass cluster for good
+ * (docs/PERFORMANCE.md). */
 #if PW_DEVICE_CODE
 static __device__ __forceinline__ float pw_rsqrt(float x)
 {
@@ -71,12 +71,12 @@ static __device__ __forceinline__ float pw_rcp(float x)
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
-/* a / b and sqrtf(x) where a few ulps do not matter (light sampling's
- * cone and its shadow ray's length, a frame's axes, a direction map's
- * texel): the hardware's approximations on the GPU (about 2 ulp; the
- * square root one instruction, the IEEE sequences about ten with a
- * branch), and exactly these expressions on the host, so that the CPU's
- * scalar and 8-lane loops still agree to the bit. */
+/* a / b and sqrtf(x) where a few ulps do not matter (a sphere test's root,
+ * light sampling's cone, a frame's axes, a direction map's texel): the
+ * hardware's approximations on the GPU (about 2 ulp; the square root one
+ * instruction, the IEEE sequences about ten with a branch), and exactly
+ * these expressions on the host, so that the CPU's scalar and 8-lane loops
+ * still agree to the bit. */
 static __device__ __forceinline__ float pw_div_approx(float a, float b) { return __fdividef(a, b); }
 static __device__ __forceinline__ float pw_sqrt_approx(float x)
 {

@@ -9,8 +9,14 @@
  * accurate for small spheres far away. Needs a unit direction. The dot
  * products are written as fused multiply-adds so that the CPU's 8-lane
  * version (accel/bvh8_cpu.c) performs the same roundings with fewer
- * instructions. Returns the nearest t in (tmin, tmax) or -1. */
-PW_HD float pw_intersect_sphere_as(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float tmin, float tmax, int approx)
+ * instructions. The root's square root and division are the GPU's
+ * approximations (pw_sqrt_approx: exact on the host): t is then off by a
+ * few ulps, where the offset of the next ray's origin (pw_offset_along) is
+ * 256, and the furnace tests still lose no path; the IEEE sequences were
+ * 6.5% of toy's warp instructions, run by 6 lanes of 32 (toy +3%,
+ * toy-small +5%, docs/PERFORMANCE.md). Returns the nearest t in (tmin,
+ * tmax) or -1. */
+PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float tmin, float tmax)
 {
     pw_vec3 f = v3_sub(o, c);
     float b = -fmaf(f.z, d.z, fmaf(f.y, d.y, f.x * d.x));
@@ -26,22 +32,14 @@ PW_HD float pw_intersect_sphere_as(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, flo
      * Most rays start on a surface they leave, with spheres behind them. */
     if (b < 0.0f && cc > 0.0f && tmin >= 0.0f)
         return -1.0f;
-    float q = b + copysignf(approx ? pw_sqrt_approx(disc) : sqrtf(disc), b);
-    float t0 = q != 0.0f ? (approx ? pw_div_approx(cc, q) : cc / q) : 0.0f, t1 = q;
+    float q = b + copysignf(pw_sqrt_approx(disc), b);
+    float t0 = q != 0.0f ? pw_div_approx(cc, q) : 0.0f, t1 = q;
     float tn = pw_minf(t0, t1), tf = pw_maxf(t0, t1);
     if (tn > tmin && tn < tmax)
         return tn;
     if (tf > tmin && tf < tmax)
         return tf;
     return -1.0f;
-}
-
-/* The sphere test of every trace. approx (a literal) is for distances that
- * need not be exact to the bit: on the GPU the square root and the
- * division are then the hardware's approximations (pw_sqrt_approx). */
-PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float tmin, float tmax)
-{
-    return pw_intersect_sphere_as(o, d, c, r, tmin, tmax, 0);
 }
 
 /* The sphere (c, radius), whose id is id, against the ray up to *tmax: on a hit,

@@ -46,14 +46,14 @@ PW_SIZE_CHECK(pw_shadow_slot, 28);
 /* Length of a shadow ray from its (offset) origin to a sphere light: the
  * distance from the shading point would let the offset ray reach into the
  * light near the edge of its cone, and the light would shadow itself. The
- * ray stops 1e-4 of its length short, far more than the GPU's approximate
- * root is off. Where rounding lets the ray miss the sphere, it stops at
+ * ray stops 1e-4 of its length short, far more than the sphere test's
+ * rounding. Where rounding lets the ray miss the sphere, it stops at
  * the fallback, or with fallback_d2 (the squared distance from the
  * shading point to the light's centre) instead at the tangent's length,
  * then worked out. */
 PW_HD float pw_shadow_tmax_sphere(pw_sphere sp, pw_vec3 origin, pw_vec3 dir, float fallback, float fallback_d2)
 {
-    float t = pw_intersect_sphere_as(origin, dir, sp.c, sp.r, 0.0f, PW_INF, 1);
+    float t = pw_intersect_sphere(origin, dir, sp.c, sp.r, 0.0f, PW_INF);
     if (t > 0.0f)
         return t * 0.9999f;
     return (fallback_d2 > 0.0f ? sqrtf(pw_maxf(0.0f, fallback_d2 - sp.r * sp.r)) : fallback) * 0.9999f;

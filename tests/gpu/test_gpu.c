@@ -64,7 +64,8 @@ static pw_status render(pw_scene *s, pw_backend b, const gpu_case *c, float **rg
 }
 
 /* Same seed, same paths: a pixel differs only where float rounding (the GPU
- * fuses multiply-adds, the CPU does not) flips a decision on some path: a
+ * fuses multiply-adds, the CPU does not; the GPU approximates some square
+ * roots, divisions and sines, pw_hd.h) flips a decision on some path: a
  * hit at a silhouette, a Fresnel or roulette draw next to its threshold.
  * Such flips are rare and unbiased, so (1) at least 98% of pixels agree to
  * 1e-3 relative, and (2) the mean difference over the image is within 5
