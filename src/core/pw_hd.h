@@ -77,7 +77,10 @@ static __device__ __forceinline__ float pw_rcp(float x)
  * instruction, the IEEE sequences about ten with a branch), and exactly
  * these expressions on the host, so that the CPU's scalar and 8-lane loops
  * still agree to the bit. */
-static __device__ __forceinline__ float pw_div_approx(float a, float b) { return __fdividef(a, b); }
+/* The product is rounded on its own (__fmul_rn), never fused into a
+ * neighbouring add, so that every kernel computes the same value (the two
+ * GPU backends agree to the bit). */
+static __device__ __forceinline__ float pw_div_approx(float a, float b) { return __fmul_rn(a, pw_rcp(b)); }
 static __device__ __forceinline__ float pw_sqrt_approx(float x)
 {
     float y;

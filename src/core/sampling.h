@@ -53,10 +53,10 @@ PW_HD void pw_sample_disk(float u1, float u2, float *x, float *y)
     float r, phi;
     if (fabsf(a) > fabsf(b)) {
         r = a;
-        phi = (PW_PI / 4.0f) * (b / a);
+        phi = (PW_PI / 4.0f) * pw_div_approx(b, a);
     } else {
         r = b;
-        phi = (PW_PI / 2.0f) - (PW_PI / 4.0f) * (a / b);
+        phi = (PW_PI / 2.0f) - (PW_PI / 4.0f) * pw_div_approx(a, b);
     }
     float sp, cp;
     pw_sincos(phi, &sp, &cp);

@@ -83,8 +83,8 @@ PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm,
     pw_rng rng = pw_rng_for_bounce(p.key, 0);
     float jx = pw_rng_next(&rng), jy = pw_rng_next(&rng);
     float l1 = pw_rng_next(&rng), l2 = pw_rng_next(&rng);
-    float u = ((float)px + jx) / (float)prm->width;
-    float v = 1.0f - ((float)py + jy) / (float)prm->height;
+    float u = pw_div_approx((float)px + jx, (float)prm->width);
+    float v = 1.0f - pw_div_approx((float)py + jy, (float)prm->height);
     p.ray = pw_camera_ray(&s->cam, u, v, l1, l2);
     p.beta = v3s(1.0f);
     p.L = v3s(0.0f);
