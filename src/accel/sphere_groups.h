@@ -61,7 +61,7 @@ PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, f
     uint64_t listed = pw_dirmap_slots(s, r, tmax, any_hit);
     if (listed != ~(uint64_t)0)
         return pw_trace_sphere_slots(s->group_spheres, s->group_prims, r, tmin, tmax, any_hit, listed, hit);
-    pw_vec3 inv_d = pw_safe_inverse(r.d), oid = v3_mul(r.o, inv_d);
+    pw_vec3 inv_d = pw_safe_inverse_approx(r.d), oid = v3_mul(r.o, inv_d);
     uint32_t enter = 0;
     int found = 0;
     pw_hit_none(hit, tmax);

@@ -87,11 +87,16 @@ static __device__ __forceinline__ float pw_sqrt_approx(float x)
     asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
+/* The cube root of x in [0, 1] (a radius drawn uniformly in volume) as
+ * 2^(log2(x) / 3), two hardware approximations, where cbrtf is a long
+ * sequence. */
+static __device__ __forceinline__ float pw_cbrt_approx(float x) { return exp2f(__fmul_rn(__log2f(x), 1.0f / 3.0f)); }
 #else
 static inline float pw_rsqrt(float x) { return 1.0f / sqrtf(x); }
 static inline float pw_rcp(float x) { return 1.0f / x; }
 static inline float pw_div_approx(float a, float b) { return a / b; }
 static inline float pw_sqrt_approx(float x) { return sqrtf(x); }
+static inline float pw_cbrt_approx(float x) { return cbrtf(x); }
 #endif
 
 /* sin and cos of an angle in [-2 pi, 2 pi]: the GPU's hardware

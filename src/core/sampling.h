@@ -8,7 +8,7 @@
 PW_HD pw_vec3 pw_sample_unit_sphere_surface(float u1, float u2)
 {
     float z = 1.0f - 2.0f * u1;
-    float r = sqrtf(pw_maxf(0.0f, 1.0f - z * z));
+    float r = pw_sqrt_approx(pw_maxf(0.0f, 1.0f - z * z));
     float sp, cp;
     pw_sincos(2.0f * PW_PI * u2, &sp, &cp);
     return v3(r * cp, r * sp, z);
@@ -17,7 +17,7 @@ PW_HD pw_vec3 pw_sample_unit_sphere_surface(float u1, float u2)
 /* Uniform point inside the unit ball: direction times cube-root radius. */
 PW_HD pw_vec3 pw_sample_unit_ball(float u1, float u2, float u3)
 {
-    return v3_scale(pw_sample_unit_sphere_surface(u1, u2), cbrtf(u3));
+    return v3_scale(pw_sample_unit_sphere_surface(u1, u2), pw_cbrt_approx(u3));
 }
 
 /* Cosine-weighted direction about unit n: n plus a uniform point on the unit

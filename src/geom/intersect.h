@@ -144,6 +144,14 @@ PW_HD float pw_intersect_box(pw_vec3 oid, pw_vec3 inv_d, const float bmin[3], co
     return tn <= tf * 1.00000024f ? tn : PW_INF;
 }
 
+/* pw_safe_inverse with the GPU's approximate division (exact on the
+ * host), for boxes padded far past its ulp (the sphere groups'). */
+PW_HD pw_vec3 pw_safe_inverse_approx(pw_vec3 d)
+{
+    return v3(pw_div_approx(1.0f, d.x != 0.0f ? d.x : 1e-30f), pw_div_approx(1.0f, d.y != 0.0f ? d.y : 1e-30f),
+              pw_div_approx(1.0f, d.z != 0.0f ? d.z : 1e-30f));
+}
+
 PW_HD pw_vec3 pw_safe_inverse(pw_vec3 d)
 {
     /* A zero component gives +-inf, which the slab test handles; -0 and +0

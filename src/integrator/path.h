@@ -249,7 +249,7 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
         float survive = pw_minf(1.0f, v3_maxc(p->beta));
         if (pw_rng_next(&rng) >= survive)
             return 0;
-        p->beta = v3_scale(p->beta, 1.0f / survive);
+        p->beta = v3_scale(p->beta, pw_div_approx(1.0f, survive));
     }
     return !v3_is_zero(p->beta);
 }
