@@ -54,10 +54,10 @@
  * slow path; the host computes them exactly. As with sin and cos below, a
  * direction then differs between the CPU and the GPU in its last bits, and
  * a path only where rounding sends a decision the other way (test_gpu
- * bounds how often). v3_norm keeps IEEE arithmetic on both sides:
- * approximated too (reflected and refracted directions, triangle normals)
- * it lost one path of the furnace test's glass cluster for good
- * (docs/PERFORMANCE.md). */
+ * bounds how often). A glass's refraction and Fresnel terms and a
+ * triangle's normal keep IEEE arithmetic on both sides: approximated too,
+ * they lost one path of 16 of the furnace test's lossless glass cluster
+ * for good (sessions 6 and 13, docs/PERFORMANCE.md). */
 #if PW_DEVICE_CODE
 static __device__ __forceinline__ float pw_rsqrt(float x)
 {

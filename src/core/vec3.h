@@ -40,6 +40,9 @@ PW_HD pw_vec3 v3_cross(pw_vec3 a, pw_vec3 b)
 PW_HD float v3_len2(pw_vec3 a) { return v3_dot(a, a); }
 PW_HD float v3_len(pw_vec3 a) { return sqrtf(v3_dot(a, a)); }
 PW_HD pw_vec3 v3_norm(pw_vec3 a) { return v3_scale(a, 1.0f / sqrtf(v3_dot(a, a))); }
+/* v3_norm on the host; on the GPU through the approximate 1/sqrt
+ * (pw_rsqrt), for directions and normals where a few ulps do not matter. */
+PW_HD pw_vec3 v3_norm_approx(pw_vec3 a) { return v3_scale(a, pw_rsqrt(v3_dot(a, a))); }
 PW_HD pw_vec3 v3_min(pw_vec3 a, pw_vec3 b) { return v3(pw_minf(a.x, b.x), pw_minf(a.y, b.y), pw_minf(a.z, b.z)); }
 PW_HD pw_vec3 v3_max(pw_vec3 a, pw_vec3 b) { return v3(pw_maxf(a.x, b.x), pw_maxf(a.y, b.y), pw_maxf(a.z, b.z)); }
 PW_HD pw_vec3 v3_lerp(pw_vec3 a, pw_vec3 b, float t) { return v3_add(v3_scale(a, 1.0f - t), v3_scale(b, t)); }

@@ -379,7 +379,7 @@ PW_HD int pw_bsdf_sample_kinds(const pw_material *m, const pw_surface *sf, pw_ve
         pw_vec3 refl = v3_reflect(d, nl);
         if (m->roughness > 0.0f)
             refl = v3_add(refl, v3_scale(pw_sample_unit_ball(u1, u2, pw_rng_next(rng)), m->roughness));
-        out->wi = v3_scale(refl, pw_rsqrt(v3_len2(refl))); /* v3_norm on the host */
+        out->wi = v3_norm_approx(refl);
         out->pdf = 0.0f;
         out->weight = m->albedo;
         out->specular = 1;

@@ -19,8 +19,7 @@ PW_HD pw_ray pw_camera_ray(const pw_camera *c, float s, float t, float l1, float
     pw_ray r;
     r.o = v3_add(c->origin, offset);
     pw_vec3 target = v3_add(c->lower_left, v3_add(v3_scale(c->horizontal, s), v3_scale(c->vertical, t)));
-    pw_vec3 d = v3_sub(target, r.o);
-    r.d = v3_scale(d, pw_rsqrt(v3_len2(d))); /* v3_norm on the host, approximate on the GPU */
+    r.d = v3_norm_approx(v3_sub(target, r.o));
     return r;
 }
 
