@@ -29,12 +29,14 @@ PW_HD pw_vec3 pw_sample_cosine_about(pw_vec3 n, float u1, float u2)
     return l2 > 1e-12f ? v3_scale(d, pw_rsqrt(l2)) : n;
 }
 
-/* Direction in the cone of half-angle acos(cos_max) about unit axis w,
- * uniform in solid angle; pdf = 1 / (2 pi (1 - cos_max)). */
-PW_HD pw_vec3 pw_sample_cone(pw_vec3 w, float cos_max, float u1, float u2)
+/* Direction in the cone about unit axis w whose half-angle has cosine
+ * 1 - omc, uniform in solid angle; pdf = 1 / (2 pi omc). With h = 1 - cos
+ * of the direction's angle, the sine is sqrt(h (2 - h)), which keeps its
+ * digits in a narrow cone where 1 - cos^2 would not. */
+PW_HD pw_vec3 pw_sample_cone(pw_vec3 w, float omc, float u1, float u2)
 {
-    float cos_a = 1.0f - u1 + u1 * cos_max;
-    float sin_a = pw_sqrt_approx(pw_maxf(0.0f, 1.0f - cos_a * cos_a));
+    float h = u1 * omc, cos_a = 1.0f - h;
+    float sin_a = pw_sqrt_approx(pw_maxf(0.0f, h * (2.0f - h)));
     float sp, cp;
     pw_sincos(2.0f * PW_PI * u2, &sp, &cp);
     pw_frame f = pw_frame_from_normal(w);

@@ -135,11 +135,11 @@ PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_
         pw_vec3 to_c = v3_sub(sp.c, sf->p);
         float d2 = v3_len2(to_c);
         float u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
-        float cos_max = pw_sphere_cos_max(sp.r, d2);
-        if (cos_max < 0.0f)
+        float omc = pw_sphere_one_minus_cos(sp.r, d2);
+        if (omc < 0.0f)
             continue;
-        pw_vec3 dir = pw_sample_cone(v3_scale(to_c, pw_rsqrt(d2)), cos_max, u1, u2);
-        float omega = 2.0f * PW_PI * (1.0f - cos_max);
+        pw_vec3 dir = pw_sample_cone(v3_scale(to_c, pw_rsqrt(d2)), omc, u1, u2);
+        float omega = 2.0f * PW_PI * omc;
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
         out[n].ray.o = pw_offsets_for(off, dir);
         out[n].ray.d = dir;

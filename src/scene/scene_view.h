@@ -199,7 +199,7 @@ typedef struct pw_dirmap {
     pw_vec3 c;
     float rho;         /* its radius */
     float own_r;       /* the light's radius (centre c); 0: the camera's map */
-    uint32_t own_slot; /* the light's group slot; PW_NO_DIRMAP: none */
+    uint32_t own_slot; /* the light's group slot (0 in the camera's map, never used) */
     uint32_t pad[2];
 } pw_dirmap;
 PW_SIZE_CHECK(pw_dirmap, 32);

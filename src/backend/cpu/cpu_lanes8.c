@@ -169,10 +169,10 @@ static inline v3x8 cosine_about8(v3x8 n, f32x8 u1, f32x8 u2)
 }
 
 /* pw_sample_cone with pw_frame_from_normal and pw_frame_to_world. */
-static inline v3x8 cone8(v3x8 w, f32x8 cos_max, f32x8 u1, f32x8 u2)
+static inline v3x8 cone8(v3x8 w, f32x8 omc, f32x8 u1, f32x8 u2)
 {
-    f32x8 cos_a = add(sub(fsplat(1.0f), u1), mul(u1, cos_max));
-    f32x8 sin_a = sqrt8(max8(fsplat(0.0f), sub(fsplat(1.0f), mul(cos_a, cos_a))));
+    f32x8 h = mul(u1, omc), cos_a = sub(fsplat(1.0f), h);
+    f32x8 sin_a = sqrt8(max8(fsplat(0.0f), mul(h, sub(fsplat(2.0f), h))));
     f32x8 sp, cp;
     sincos8(mul(fsplat(2.0f * PW_PI), u2), &sp, &cp);
     f32x8 sign = _mm256_or_ps(fsplat(1.0f), and8(w.z, fsplat(-0.0f))); /* copysignf(1, n.z) */
@@ -453,12 +453,13 @@ static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, 
         f32x8 d2 = v3x8_dot(to_c, to_c);
         f32x8 u1 = draw(rng, sampling), u2 = draw(rng, sampling);
         f32x8 r2 = fsplat(sp.r * sp.r);
-        f32x8 s2 = divide(r2, d2); /* pw_sphere_cos_max */
-        f32x8 cos_max = sel(lt(s2, fsplat(1.0f)), sqrt8(sub(fsplat(1.0f), s2)), fsplat(-1.0f));
+        f32x8 s2 = divide(r2, d2); /* pw_sphere_one_minus_cos */
+        f32x8 omc = sel(lt(s2, fsplat(1.0f)), divide(s2, add(fsplat(1.0f), sqrt8(sub(fsplat(1.0f), s2)))),
+                        fsplat(-1.0f));
         shadow8 *sr = &out[n++];
-        sr->valid = andnot8(lt(cos_max, fsplat(0.0f)), sampling);
-        sr->d = cone8(v3x8_scale(to_c, divide(fsplat(1.0f), sqrt8(d2))), cos_max, u1, u2);
-        f32x8 omega = mul(fsplat(2.0f * PW_PI), sub(fsplat(1.0f), cos_max));
+        sr->valid = andnot8(lt(omc, fsplat(0.0f)), sampling);
+        sr->d = cone8(v3x8_scale(to_c, divide(fsplat(1.0f), sqrt8(d2))), omc, u1, u2);
+        f32x8 omega = mul(fsplat(2.0f * PW_PI), omc);
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
         sr->o = offset_origin8(h->p, h->ng, sr->d);
         f32x8 fallback = sqrt8(max8(fsplat(0.0f), sub(d2, r2)));
