@@ -254,6 +254,13 @@ static const plane_lights two_spheres = {.rho = {0.8f, 0.5f, 0.3f},
                                          .sph = {{.c = {0, 2, 0}, .r = 0.5f, .le = {8, 4, 2}},
                                                  {.c = {0.3f, -2, 0.2f}, .r = 0.5f, .le = {8, 4, 2}}}};
 
+/* A light 500 times farther than it is wide (r/d = 0.002 straight below):
+ * 1 - cos of its cone is 2e-6, which 1 - sqrt(1 - s2) in float got a few
+ * percent wrong (pw_sphere_one_minus_cos). The cone is so narrow that the
+ * estimate barely varies, so a bias of a fraction of a percent fails. */
+static const plane_lights tiny_sphere = {
+    .rho = {0.8f, 0.5f, 0.3f}, .n_spheres = 1, .sph = {{.c = {0, 2, 0}, .r = 0.004f, .le = {3e5f, 1.5e5f, 7.5e4f}}}};
+
 /* Directly under the centre the radiance is rho Le (r/d)^2: a check of the
  * formula the expected images are built from. */
 static void sphere_light_formula(void **state)
@@ -270,6 +277,7 @@ static void sphere_light_mis(void **state)
     check_plane_lights(&small_sphere, PW_LIGHT_MODE_MIS, 16, "sphere light r/d = 0.25, MIS");
     check_plane_lights(&big_sphere, PW_LIGHT_MODE_MIS, 256, "sphere light r/d = 0.6, MIS");
     check_plane_lights(&two_spheres, PW_LIGHT_MODE_MIS, 64, "two sphere lights, MIS");
+    check_plane_lights(&tiny_sphere, PW_LIGHT_MODE_MIS, 16, "sphere light r/d = 0.002, MIS");
 }
 
 /* Pure BSDF sampling: emission counted when a bounce hits the light. This
@@ -289,6 +297,7 @@ static void sphere_light_toy(void **state)
     check_plane_lights(&small_sphere, PW_LIGHT_MODE_TOY, 16, "sphere light r/d = 0.25, toy estimator");
     check_plane_lights(&big_sphere, PW_LIGHT_MODE_TOY, 16, "sphere light r/d = 0.6, toy estimator");
     check_plane_lights(&two_spheres, PW_LIGHT_MODE_TOY, 16, "two sphere lights, toy estimator");
+    check_plane_lights(&tiny_sphere, PW_LIGHT_MODE_TOY, 16, "sphere light r/d = 0.002, toy estimator");
 }
 
 /* ---- (c) polygonal area lights ---- */
