@@ -87,6 +87,11 @@ static __device__ __forceinline__ float pw_sqrt_approx(float x)
     asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
 }
+/* a * b rounded on its own: nvcc fuses a product into the add that uses
+ * it where it sees fit, and where the product has several uses it may fuse
+ * it in one kernel and not in another, and the two GPU backends would
+ * then trace different paths (the host never fuses: -ffp-contract=off). */
+static __device__ __forceinline__ float pw_mul_rn(float a, float b) { return __fmul_rn(a, b); }
 /* The cube root of x in [0, 1] (a radius drawn uniformly in volume) as
  * 2^(log2(x) / 3), two hardware approximations, where cbrtf is a long
  * sequence. */
@@ -96,6 +101,7 @@ static inline float pw_rsqrt(float x) { return 1.0f / sqrtf(x); }
 static inline float pw_rcp(float x) { return 1.0f / x; }
 static inline float pw_div_approx(float a, float b) { return a / b; }
 static inline float pw_sqrt_approx(float x) { return sqrtf(x); }
+static inline float pw_mul_rn(float a, float b) { return a * b; }
 static inline float pw_cbrt_approx(float x) { return cbrtf(x); }
 #endif
 

@@ -35,7 +35,7 @@ PW_HD pw_vec3 pw_sample_cosine_about(pw_vec3 n, float u1, float u2)
  * digits in a narrow cone where 1 - cos^2 would not. */
 PW_HD pw_vec3 pw_sample_cone(pw_vec3 w, float omc, float u1, float u2)
 {
-    float h = u1 * omc, cos_a = 1.0f - h;
+    float h = pw_mul_rn(u1, omc), cos_a = 1.0f - h; /* h has three uses: unfused (pw_mul_rn) */
     float sin_a = pw_sqrt_approx(pw_maxf(0.0f, h * (2.0f - h)));
     float sp, cp;
     pw_sincos(2.0f * PW_PI * u2, &sp, &cp);
