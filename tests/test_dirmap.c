@@ -143,7 +143,7 @@ static void shadow_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 ce
                     continue;
                 r.d = pw_sample_cone(v3_scale(to_c, 1.0f / sqrtf(d2)), omc, (float)trng_unif(g),
                                      (float)trng_unif(g));
-                tmax = pw_shadow_tmax_sphere(l, r.o, r.d, 0.0f, d2);
+                tmax = pw_shadow_tmax_sphere(l, r.o, r.d, pw_maxf(0.0f, d2 - l.r * l.r));
             } else {
                 /* Ends anywhere in the light's ball: inside the light, or
                  * just past it, on the far side of a segment through it,

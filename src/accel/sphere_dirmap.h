@@ -96,9 +96,10 @@ PW_HD uint32_t pw_dirmap_texel(pw_vec3 d)
 }
 
 /* Whether a segment of length tmax whose end is rel from map m's centre
- * ends inside m's ball, with room for the rounding: the end is taken
- * relative to the centre (o - c first, so that large coordinates do not
- * blur it), and its error, a few ulps of tmax, is kept off the radius.
+ * ends inside m's ball, with room for the rounding: the caller takes the
+ * end relative to the centre as (o - c) + tmax d (o - c first, so that
+ * large coordinates do not blur it), and its error, a few ulps of tmax,
+ * is kept off the radius.
  * Without that room a segment far from the origin could end, as rounded,
  * inside a ball it ends just outside, and miss a sphere the ball's map
  * does not list. */

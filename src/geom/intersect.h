@@ -144,20 +144,25 @@ PW_HD float pw_intersect_box(pw_vec3 oid, pw_vec3 inv_d, const float bmin[3], co
     return tn <= tf * 1.00000024f ? tn : PW_INF;
 }
 
-/* pw_safe_inverse with the GPU's approximate division (exact on the
- * host), for boxes padded far past its ulp (the sphere groups'). */
-PW_HD pw_vec3 pw_safe_inverse_approx(pw_vec3 d)
+/* d with its zero components (+0 and -0) made 1e-30, so that their
+ * inverse is huge and finite, which the slab test handles. */
+PW_HD pw_vec3 pw_nonzero_dir(pw_vec3 d)
 {
-    return v3(pw_div_approx(1.0f, d.x != 0.0f ? d.x : 1e-30f), pw_div_approx(1.0f, d.y != 0.0f ? d.y : 1e-30f),
-              pw_div_approx(1.0f, d.z != 0.0f ? d.z : 1e-30f));
+    return v3(d.x != 0.0f ? d.x : 1e-30f, d.y != 0.0f ? d.y : 1e-30f, d.z != 0.0f ? d.z : 1e-30f);
 }
 
 PW_HD pw_vec3 pw_safe_inverse(pw_vec3 d)
 {
-    /* A zero component gives +-inf, which the slab test handles; -0 and +0
-     * both map to a huge value of the right sign. */
-    return v3(1.0f / (d.x != 0.0f ? d.x : 1e-30f), 1.0f / (d.y != 0.0f ? d.y : 1e-30f),
-              1.0f / (d.z != 0.0f ? d.z : 1e-30f));
+    pw_vec3 n = pw_nonzero_dir(d);
+    return v3(1.0f / n.x, 1.0f / n.y, 1.0f / n.z);
+}
+
+/* pw_safe_inverse with the GPU's approximate division (exact on the
+ * host), for boxes padded far past its ulp (the sphere groups'). */
+PW_HD pw_vec3 pw_safe_inverse_approx(pw_vec3 d)
+{
+    pw_vec3 n = pw_nonzero_dir(d);
+    return v3(pw_div_approx(1.0f, n.x), pw_div_approx(1.0f, n.y), pw_div_approx(1.0f, n.z));
 }
 
 #endif

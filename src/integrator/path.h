@@ -48,15 +48,12 @@ PW_SIZE_CHECK(pw_shadow_slot, 28);
  * light near the edge of its cone, and the light would shadow itself. The
  * ray stops 1e-4 of its length short, far more than the sphere test's
  * rounding. Where rounding lets the ray miss the sphere, it stops at
- * the fallback, or with fallback_d2 (the squared distance from the
- * shading point to the light's centre) instead at the tangent's length,
- * then worked out. */
-PW_HD float pw_shadow_tmax_sphere(pw_sphere sp, pw_vec3 origin, pw_vec3 dir, float fallback, float fallback_d2)
+ * sqrt(fallback2) instead, a length the caller gives squared, so that the
+ * square root is taken only there. */
+PW_HD float pw_shadow_tmax_sphere(pw_sphere sp, pw_vec3 origin, pw_vec3 dir, float fallback2)
 {
     float t = pw_intersect_sphere(origin, dir, sp.c, sp.r, 0.0f, PW_INF);
-    if (t > 0.0f)
-        return t * 0.9999f;
-    return (fallback_d2 > 0.0f ? sqrtf(pw_maxf(0.0f, fallback_d2 - sp.r * sp.r)) : fallback) * 0.9999f;
+    return (t > 0.0f ? t : sqrtf(fallback2)) * 0.9999f;
 }
 
 /* The toy estimator casts one shadow ray per emissive sphere; scenes given to
@@ -143,7 +140,8 @@ PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
         out[n].ray.o = pw_offsets_for(off, dir);
         out[n].ray.d = dir;
-        out[n].tmax = pw_shadow_tmax_sphere(sp, out[n].ray.o, dir, 0.0f, d2);
+        /* Missed by rounding: the length of the tangent. */
+        out[n].tmax = pw_shadow_tmax_sphere(sp, out[n].ray.o, dir, pw_maxf(0.0f, d2 - sp.r * sp.r));
         out[n].contrib = v3_scale(v3_mul(v3_mul(p->beta, m->albedo), le), pw_maxf(0.0f, v3_dot(dir, nl)) * omega * PW_INV_PI);
         n++;
     }
@@ -191,7 +189,7 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
     } else {
         pw_light l = s->lights[li];
         out->tmax = l.type == PW_LIGHT_SPHERE
-                        ? pw_shadow_tmax_sphere(s->spheres[l.prim], out->ray.o, ls.wi, ls.dist, 0.0f)
+                        ? pw_shadow_tmax_sphere(s->spheres[l.prim], out->ray.o, ls.wi, ls.dist * ls.dist)
                         : ls.dist * 0.9999f;
     }
     out->contrib = v3_scale(v3_mul(v3_mul(p->beta, f), ls.Le), w / ls.pdf);
