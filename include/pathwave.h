@@ -168,7 +168,7 @@ void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
  * over every pw_renderer_render call. Bounces past the last row are added
  * into it. GPU stage times are taken with CUDA events only when
  * settings.stage_stats is set, since they cost a little. */
-enum { PW_STAGE_GENERATE, PW_STAGE_EXTEND, PW_STAGE_SHADE, PW_STAGE_CONNECT, PW_STAGE_RESOLVE, PW_STAGE_COUNT };
+enum { PW_STAGE_GENERATE, PW_STAGE_EXTEND, PW_STAGE_SHADE, PW_STAGE_CONNECT, PW_STAGE_COUNT };
 #define PW_STATS_BOUNCES 64
 typedef struct pw_stage_stats {
     double seconds[PW_STAGE_COUNT];

@@ -10,6 +10,7 @@
 #include "shade/environment.h"
 #include "shade/light_sample.h"
 #include "shade/texture.h"
+#include "integrator/wave_queue.h"
 
 /* Path flags. */
 #define PW_PATH_SPECULAR 1u        /* last vertex was the camera or a specular lobe: emission gets full weight */
@@ -34,6 +35,42 @@ typedef struct pw_shadow_ray {
     float tmax;
     pw_vec3 contrib;
 } pw_shadow_ray;
+
+/* Where shading puts its shadow rays. The megakernels and the CPU's loops
+ * give an array of their own (rays) and trace the rays from there once
+ * the hit is shaded. The wavefront gives its shadow records (rays NULL),
+ * where the path's rays go straight to records first, first + 1, ...:
+ * made in an array of the thread's own and copied to the records, they
+ * went through local memory (352 bytes of stack in the GPU's shade stage,
+ * whose warps Nsight Compute found waiting on local loads and stores). */
+typedef struct pw_shadow_sink {
+    pw_shadow_ray *rays;        /* the caller's array, or NULL */
+    pw_f4 *org, *dir, *contrib; /* else the records: origin and tmax, direction, contribution */
+    uint32_t first;             /* the record of the path's first ray */
+} pw_shadow_sink;
+
+PW_HD pw_shadow_sink pw_sink_array(pw_shadow_ray *rays)
+{
+    pw_shadow_sink k = {rays, NULL, NULL, NULL, 0};
+    return k;
+}
+
+/* The path's shadow ray i. */
+PW_HD void pw_sink_put(const pw_shadow_sink *k, int i, pw_vec3 o, pw_vec3 d, float tmax, pw_vec3 contrib)
+{
+    if (k->rays) {
+        pw_shadow_ray *r = &k->rays[i];
+        r->ray.o = o;
+        r->ray.d = d;
+        r->tmax = tmax;
+        r->contrib = contrib;
+        return;
+    }
+    uint32_t j = k->first + (uint32_t)i;
+    pw_f4_store(&k->org[j], o.x, o.y, o.z, tmax);
+    pw_f4_store(&k->dir[j], d.x, d.y, d.z, 0.0f);
+    pw_f4_store(&k->contrib[j], contrib.x, contrib.y, contrib.z, 0.0f);
+}
 
 /* A shadow ray handed from lane to lane (pw_trace_shadows). 28 bytes, so
  * that 32 lanes reading one each touch 32 different banks. */
@@ -120,7 +157,7 @@ PW_HD void pw_path_add_emission(const pw_scene_view *s, const pw_render_params *
 /* The toy tracer's light sampling at a Lambert hit: one cone-sampled shadow
  * ray to every emissive sphere but the one hit, weighted by its solid angle. */
 PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_surface *sf, const pw_material *m,
-                             const pw_offsets *off, pw_rng *rng, pw_shadow_ray *out)
+                             const pw_offsets *off, pw_rng *rng, const pw_shadow_sink *out)
 {
     int n = 0;
     pw_vec3 nl = pw_facing_normal(sf, p->ray.d);
@@ -138,19 +175,19 @@ PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_
         pw_vec3 dir = pw_sample_cone(v3_scale(to_c, pw_rsqrt(d2)), omc, u1, u2);
         float omega = 2.0f * PW_PI * omc;
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
-        out[n].ray.o = pw_offsets_for(off, dir);
-        out[n].ray.d = dir;
+        pw_vec3 o = pw_offsets_for(off, dir);
         /* Missed by rounding: the length of the tangent. */
-        out[n].tmax = pw_shadow_tmax_sphere(sp, out[n].ray.o, dir, pw_maxf(0.0f, d2 - sp.r * sp.r));
-        out[n].contrib = v3_scale(v3_mul(v3_mul(p->beta, m->albedo), le), pw_maxf(0.0f, v3_dot(dir, nl)) * omega * PW_INV_PI);
-        n++;
+        float tmax = pw_shadow_tmax_sphere(sp, o, dir, pw_maxf(0.0f, d2 - sp.r * sp.r));
+        pw_vec3 contrib =
+            v3_scale(v3_mul(v3_mul(p->beta, m->albedo), le), pw_maxf(0.0f, v3_dot(dir, nl)) * omega * PW_INV_PI);
+        pw_sink_put(out, n++, o, dir, tmax, contrib);
     }
     return n;
 }
 
 /* One power-proportional light sample with MIS against the BSDF. */
 PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const pw_surface *sf, const pw_material *m,
-                               pw_rng *rng, pw_shadow_ray *out, uint32_t kinds)
+                               pw_rng *rng, const pw_shadow_sink *out, uint32_t kinds)
 {
     float ul = pw_rng_next(rng), u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
     if ((s->n_lights == 0 && s->env_prob == 0.0f) || pw_material_is_specular(m))
@@ -182,25 +219,23 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
     /* lights: BSDF sampling never finds a point or distant light, so its
      * own sample carries the full weight. */
     float w = delta ? 1.0f : pw_power_heuristic(ls.pdf, bsdf_pdf);
-    out->ray.o = pw_offset_origin(sf->p, sf->ng, ls.wi);
-    out->ray.d = ls.wi;
-    if (li == PW_NO_LIGHT || ls.dist == PW_INF) {
-        out->tmax = PW_INF;
-    } else {
+    pw_vec3 o = pw_offset_origin(sf->p, sf->ng, ls.wi);
+    float tmax = PW_INF;
+    if (li != PW_NO_LIGHT && ls.dist != PW_INF) {
         pw_light l = s->lights[li];
-        out->tmax = l.type == PW_LIGHT_SPHERE
-                        ? pw_shadow_tmax_sphere(s->spheres[l.prim], out->ray.o, ls.wi, ls.dist * ls.dist)
-                        : ls.dist * 0.9999f;
+        tmax = l.type == PW_LIGHT_SPHERE ? pw_shadow_tmax_sphere(s->spheres[l.prim], o, ls.wi, ls.dist * ls.dist)
+                                         : ls.dist * 0.9999f;
     }
-    out->contrib = v3_scale(v3_mul(v3_mul(p->beta, f), ls.Le), w / ls.pdf);
+    pw_sink_put(out, 0, o, ls.wi, tmax, v3_scale(v3_mul(v3_mul(p->beta, f), ls.Le), w / ls.pdf));
     return 1;
 }
 
-/* Shades the hit: adds emission, produces up to PW_MAX_SHADOW shadow rays,
- * samples the next direction and plays Russian roulette. Returns 1 while
+/* Shades the hit: adds emission, puts up to PW_MAX_SHADOW shadow rays into
+ * shadows (*n_shadows of them), samples the next direction and plays
+ * Russian roulette. Returns 1 while
  * the path goes on, with p->ray set to the next segment. */
 PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, const pw_hit *h,
-                        pw_shadow_ray *shadows, int *n_shadows, uint32_t kinds)
+                        const pw_shadow_sink *shadows, int *n_shadows, uint32_t kinds)
 {
     *n_shadows = 0;
     pw_surface sf = pw_surface_at(s, p->ray, h);
@@ -281,7 +316,8 @@ PW_HD void pw_path_finish(const pw_scene_view *s, const pw_render_params *prm, p
             return;
         }
         int n;
-        int alive = pw_path_shade(s, prm, p, &h, sh, &n, kinds);
+        pw_shadow_sink sink = pw_sink_array(sh);
+        int alive = pw_path_shade(s, prm, p, &h, &sink, &n, kinds);
         *shadow_rays += (uint32_t)n;
         for (int i = 0; i < n; i++) {
             pw_hit hs;
@@ -596,7 +632,8 @@ PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *pr
                     first_hit = h;
                     p = pw_path_child(&parent, 0, children);
                 }
-                alive = pw_path_shade(s, prm, &p, &h, sh, &n, kinds);
+                pw_shadow_sink sink = pw_sink_array(sh);
+                alive = pw_path_shade(s, prm, &p, &h, &sink, &n, kinds);
                 *shadow_rays += (uint32_t)n;
                 if (!pool->shadow_slots)
                     pw_trace_shadows(s, sh, n, &p.L, NULL);

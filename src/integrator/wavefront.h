@@ -6,10 +6,11 @@
  * megakernels, so every backend traces the same paths.
  *
  * A bounce is: extend (closest hit for every queued path) -> shade
- * (emission, light sampling into the shadow queue, next direction into the
- * next ray queue) -> connect (any hit for every shadow ray) -> resolve (each
- * path that made shadow rays adds its unoccluded contributions, in order; a
- * finished path keeps its radiance in its slot). A wave may hold several samples of
+ * (emission, light sampling into the path's shadow records, next direction
+ * into the next ray queue) -> connect (for every path that made shadow
+ * rays: any hit for each, and the unoccluded contributions added to its
+ * radiance, in order; a finished path keeps its radiance in its slot). A
+ * wave may hold several samples of
  * each pixel (sample k of the wave's p-th pixel in slot k * pixels + p, its
  * pixels in rows or in 8x4 tiles, pw_wf_tiled); when the wave is
  * done, gather adds each pixel's samples in sample order, so the pixel sum
@@ -26,13 +27,13 @@
 /* Device-side counters, read by the next stage instead of the host. */
 enum {
     PW_WF_RAYS = 0,    /* items in the current ray queue */
-    PW_WF_NEXT = 1,    /* items appended to the next ray queue */
-    PW_WF_SHADOWS = 2, /* items in the shadow queue */
-    PW_WF_SHADED = 3,  /* paths resolve visits this bounce: with shadow rays, or split children that ended */
+    PW_WF_SHADOWS = 1, /* shadow rays made this bounce */
+    PW_WF_SHADED = 2,  /* paths connect visits this bounce: with shadow rays, or split children that ended */
+    PW_WF_NEXT = 3,    /* items appended to the next ray queue (with SHADED, one 8-byte pair: pw_wf_alloc_pair) */
     PW_WF_SLOTS = 4,   /* path slots in use */
     PW_WF_TAIL = 5,    /* paths of the current queue left to pw_wf_finish_tail (GPU) */
     PW_WF_FETCH = 6,   /* GPU: items of the current queue taken by extend's warps */
-    PW_WF_FETCH_SHADOWS = 7, /* GPU: shadow rays taken by connect's warps */
+    PW_WF_FETCH_SHADOWS = 7, /* GPU: paths of the connect list taken by connect's warps */
     PW_WF_KEYS = 8,    /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
     PW_WF_COUNTERS = 16
 };
@@ -41,16 +42,9 @@ enum {
 #define PW_WF_N_KEYS (PW_MAT_COUNT + 1)
 PW_STATIC_ASSERT(PW_WF_KEYS + PW_WF_N_KEYS <= PW_WF_COUNTERS, "the shading keys' counters overflow the counter block");
 
-/* 16 bytes, 16-byte aligned: one load or store of a group of four fields. */
-typedef struct pw_f4 {
-    PW_ALIGNAS(16) float x;
-    float y, z, w;
-} pw_f4;
-PW_SIZE_CHECK(pw_f4, 16);
-
 /* Path state in structure-of-arrays form, each array a group of four
  * 4-byte fields that are read and written together. A path has a slot,
- * which is its sample (what gather and resolve read), and, while it is
+ * which is its sample (what gather and connect read), and, while it is
  * alive, a position in the bounce's ray queue. What travels from bounce to
  * bounce is kept by queue position, and shade writes each surviving path
  * to its position in the next queue: the queue is the state, compacted, so
@@ -61,98 +55,29 @@ PW_SIZE_CHECK(pw_f4, 16);
  *   dir: ray direction, depth and flags 16; thr: throughput, RNG key 16;
  *   the path's slot 4; and hit: t, prim, u, v 16 (the current queue's).
  *   By slot: rad: radiance 16 (w unused); book: alive, shadow range
- *   (first, count) 16, one word unused, written only for the paths resolve
- *   visits; pixel 4; the resolve list 4.
+ *   (first, count) 16, one word unused, written only for the paths connect
+ *   visits; pixel 4; the connect list 4.
  * 160 bytes a path slot. Shade adds to a path's radiance only when it
  * changes (emission, the sky), so a bounce that gathers nothing leaves
  * rad alone. Directions and throughputs are kept as full floats: packing
  * them would change the paths against the megakernel. Shadow records are
- * 52 bytes: origin, distance 16; direction 16; contribution 16 (its w
- * unused); visible 4. */
+ * 48 bytes: origin, distance 16; direction 16; contribution 16 (its w
+ * unused). A path's records are its own, slot * per to slot * per + per - 1
+ * (per: the most shadow rays a path makes at a hit), so shading writes
+ * them without waiting on a queue's atomic, and connect, which goes
+ * through the paths that made any, finds them there. */
 typedef struct pw_wave {
     uint32_t cap;         /* path slots, and positions in each queue */
-    uint32_t shadow_cap;  /* shadow records: cap * shadows a path can make per bounce */
+    uint32_t per;         /* shadow records a slot: the most shadow rays a path makes at a hit */
     pw_f4 *org[2], *dir[2], *thr[2]; /* by position in queue[q], q the bounce's parity */
     uint32_t *queue[2];   /* the slot of each position of the current and next ray queue */
     pw_f4 *hit;           /* by position in the current queue */
     pw_f4 *rad, *book;    /* by slot */
     uint32_t *pixel;      /* by slot; read only when a path finishes alone (ray splitting) */
-    uint32_t *shaded;     /* slots resolve visits this bounce (pw_wf_shade_one) */
-    pw_f4 *s_org, *s_dir, *s_contrib;
-    uint32_t *s_visible;
+    uint32_t *shaded;     /* slots connect visits this bounce (pw_wf_shade_one) */
+    pw_f4 *s_org, *s_dir, *s_contrib; /* by slot * per + ray */
     uint32_t *counters;   /* PW_WF_COUNTERS words */
 } pw_wave;
-
-PW_HD pw_f4 pw_f4_load(const pw_f4 *p)
-{
-#if PW_DEVICE_CODE
-    float4 q = *(const float4 *)p;
-    pw_f4 r;
-    r.x = q.x, r.y = q.y, r.z = q.z, r.w = q.w;
-    return r;
-#else
-    return *p;
-#endif
-}
-
-PW_HD void pw_f4_store(pw_f4 *p, float x, float y, float z, float w)
-{
-#if PW_DEVICE_CODE
-    *(float4 *)p = make_float4(x, y, z, w);
-#else
-    p->x = x, p->y = y, p->z = z, p->w = w;
-#endif
-}
-
-/* Integer fields ride in the float lanes as bit patterns (pw_int_as_float
- * copies bits). They are only moved, never computed with, so a NaN pattern
- * stays intact: GPU loads and stores and x86-64 SSE moves do not quiet
- * signalling NaNs (x87 loads would; no build of ours uses x87 floats). */
-PW_HD pw_f4 pw_f4_u(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
-{
-    pw_f4 r;
-    r.x = pw_int_as_float((int32_t)a), r.y = pw_int_as_float((int32_t)b);
-    r.z = pw_int_as_float((int32_t)c), r.w = pw_int_as_float((int32_t)d);
-    return r;
-}
-
-PW_HD uint32_t pw_f4_bits(float f) { return (uint32_t)pw_float_as_int(f); }
-
-/* Appends n items to the queue counted by *counter; returns the first slot.
- * On the GPU the active lanes of a warp (any subset of them) sum their
- * requests and the lowest one does a single atomic for all. Requests of 0 or
- * 1 item, the common case, are ranked with one ballot; larger ones gather
- * every active lane's request by shuffles. */
-PW_HD uint32_t pw_wf_alloc(uint32_t *counter, uint32_t n)
-{
-#if PW_DEVICE_CODE
-    unsigned mask = __activemask();
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    unsigned below = mask & ((1u << lane) - 1u);
-    uint32_t prefix = 0, total = 0;
-    if (__all_sync(mask, n <= 1u)) {
-        unsigned want = __ballot_sync(mask, n == 1u);
-        prefix = (uint32_t)__popc(want & below);
-        total = (uint32_t)__popc(want);
-    } else {
-        for (unsigned m = mask; m; m &= m - 1u) {
-            unsigned src = (unsigned)__ffs(m) - 1u;
-            uint32_t v = __shfl_sync(mask, n, (int)src);
-            prefix += src < lane ? v : 0u;
-            total += v;
-        }
-    }
-    unsigned leader = (unsigned)__ffs(mask) - 1u;
-    uint32_t base = 0;
-    if (lane == leader && total)
-        base = atomicAdd(counter, total);
-    base = __shfl_sync(mask, base, (int)leader);
-    return base + prefix;
-#else
-    return __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
-#endif
-}
 
 /* Depth and flags share a word: depth is at most 1024 (the settings' bound). */
 #define PW_WF_FLAGS_SHIFT 16
@@ -280,33 +205,27 @@ PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q
 PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
                            uint32_t pi, int fresh, pw_path p, const pw_hit *h, uint32_t kinds)
 {
-    pw_shadow_ray sh[PW_MAX_SHADOW];
+    pw_shadow_sink sink = {NULL, w->s_org, w->s_dir, w->s_contrib, pi * w->per};
     int n = 0, alive = 0;
     if (h->prim == PW_NO_HIT)
         pw_path_miss(s, prm, &p);
     else
-        alive = pw_path_shade(s, prm, &p, h, sh, &n, kinds);
-    uint32_t first = pw_wf_alloc(&w->counters[PW_WF_SHADOWS], (uint32_t)n);
-    for (int k = 0; k < n; k++) {
-        uint32_t j = first + (uint32_t)k;
-        pw_f4_store(&w->s_org[j], sh[k].ray.o.x, sh[k].ray.o.y, sh[k].ray.o.z, sh[k].tmax);
-        pw_f4_store(&w->s_dir[j], sh[k].ray.d.x, sh[k].ray.d.y, sh[k].ray.d.z, 0.0f);
-        pw_f4_store(&w->s_contrib[j], sh[k].contrib.x, sh[k].contrib.y, sh[k].contrib.z, 0.0f);
-    }
-    /* Resolve visits only the paths it has work for: those with shadow
+        alive = pw_path_shade(s, prm, &p, h, &sink, &n, kinds);
+    pw_wf_count(&w->counters[PW_WF_SHADOWS], (uint32_t)n);
+    /* Connect visits only the paths it has work for: those with shadow
      * rays, and finished split children, which add their radiance to the
      * pixel themselves. Any other path's radiance is final in its slot, so
      * its bookkeeping is not written either (on toy most hits are metal,
      * glass or sky, and on scenes without light sampling no path has
      * shadow rays). */
-    int resolve = n > 0 || (prm->split > 1 && !alive);
-    uint32_t listed = pw_wf_alloc(&w->counters[PW_WF_SHADED], resolve ? 1u : 0u);
-    if (resolve) {
-        pw_wf_book(w, pi, (uint32_t)alive, first, (uint32_t)n);
+    int visit = n > 0 || (prm->split > 1 && !alive);
+    uint32_t listed, next;
+    pw_wf_alloc_pair(&w->counters[PW_WF_SHADED], visit, alive, &listed, &next);
+    if (visit) {
+        pw_wf_book(w, pi, (uint32_t)alive, sink.first, (uint32_t)n);
         w->shaded[listed] = pi;
     }
     pw_wf_add_radiance(w, pi, p.L, fresh);
-    uint32_t next = pw_wf_alloc(&w->counters[PW_WF_NEXT], alive ? 1u : 0u);
     if (alive) {
         pw_wf_store(w, q ^ 1u, next, &p);
         w->queue[q ^ 1u][next] = pi;
@@ -338,22 +257,12 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
     }
 }
 
-/* connect: is shadow ray j unoccluded? */
-PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, uint32_t j)
-{
-    pw_f4 o = pw_f4_load(&w->s_org[j]), d = pw_f4_load(&w->s_dir[j]);
-    pw_ray r;
-    r.o = v3(o.x, o.y, o.z);
-    r.d = v3(d.x, d.y, d.z);
-    pw_hit h;
-    w->s_visible[j] = !pw_trace(s, r, s->t_min, o.w, 1, &h);
-}
-
-/* resolve: the path of entry i of the resolve list adds its unoccluded shadow
- * contributions in the order they were made (the megakernel's order, so
- * images match it). A finished split child adds its radiance to its pixel
- * with atomics; other paths leave theirs in the slot for gather. */
-PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t i, float *sum)
+/* connect: the path of entry i of the connect list traces its shadow rays
+ * and adds the contributions of the unoccluded ones in the order they were
+ * made (the megakernel's order, so images match it). A finished split
+ * child adds its radiance to its pixel with atomics; other paths leave
+ * theirs in the slot for gather. */
+PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i, float *sum)
 {
     uint32_t pi = w->shaded[i];
     pw_f4 l = pw_f4_load(&w->rad[pi]), b = pw_f4_load(&w->book[pi]);
@@ -361,7 +270,12 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
     uint32_t first = pw_f4_bits(b.y), count = pw_f4_bits(b.z);
     for (uint32_t k = 0; k < count; k++) {
         uint32_t j = first + k;
-        if (w->s_visible[j]) {
+        pw_f4 o = pw_f4_load(&w->s_org[j]), d = pw_f4_load(&w->s_dir[j]);
+        pw_ray r;
+        r.o = v3(o.x, o.y, o.z);
+        r.d = v3(d.x, d.y, d.z);
+        pw_hit h;
+        if (!pw_trace(s, r, s->t_min, o.w, 1, &h)) {
             pw_f4 c = pw_f4_load(&w->s_contrib[j]);
             L = v3_add_rn(L, v3(c.x, c.y, c.z));
         }
@@ -374,7 +288,7 @@ PW_HD void pw_wf_resolve(const pw_wave *w, const pw_render_params *prm, uint32_t
 /* The tail of a wave: when few paths are left, a bounce per stage leaves
  * the GPU nearly idle while each kernel waits on a few long traversals.
  * The path at position i of queue q is then run to its end in one go
- * (pw_path_finish), and its radiance goes where resolve would have put
+ * (pw_path_finish), and its radiance goes where connect would have put
  * it. Rays cast are added to *ext_rays and *shadow_rays. */
 PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
                              uint32_t i, float *sum, uint32_t *ext_rays, uint32_t *shadow_rays, uint32_t kinds)

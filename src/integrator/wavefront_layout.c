@@ -21,12 +21,11 @@ static size_t carve(pw_wave *w, char *base, uint32_t cap, uint32_t per_path)
     }
     ARRAY(hit, cap); ARRAY(rad, cap); ARRAY(book, cap); ARRAY(pixel, cap); ARRAY(shaded, cap);
     ARRAY(s_org, sc); ARRAY(s_dir, sc); ARRAY(s_contrib, sc);
-    ARRAY(s_visible, sc);
     ARRAY(counters, PW_WF_COUNTERS);
 #undef ARRAY
     if (w) {
         w->cap = cap;
-        w->shadow_cap = sc;
+        w->per = per_path;
     }
     return off;
 }

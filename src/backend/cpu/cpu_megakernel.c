@@ -38,7 +38,8 @@ static inline void lane_step(cpu_lane *l, int hit, const pw_hit *h, const pw_sce
     } else {
         pw_shadow_ray sh[PW_MAX_SHADOW];
         int n;
-        alive = pw_path_shade(s, prm, &l->p, h, sh, &n, PW_KINDS_BASIC);
+        pw_shadow_sink sink = pw_sink_array(sh);
+        alive = pw_path_shade(s, prm, &l->p, h, &sink, &n, PW_KINDS_BASIC);
         *shadow_rays += (uint32_t)n;
         for (int i = 0; i < n; i++) {
             pw_hit hs;

@@ -48,20 +48,18 @@ static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32
 }
 
 /* What a piece of at most CHUNK shade items makes (without splitting: a
- * resolve entry, at most one next-queue entry with its path and
- * PW_MAX_SHADOW shadow records an item), before it joins the wave's
- * queues. */
+ * connect entry and at most one next-queue entry with its path an item),
+ * before it joins the wave's queues. Shadow records are the paths' own
+ * and go straight to the wave. */
 typedef struct shade_out {
-    uint32_t counters[PW_WF_COUNTERS];
-    pw_f4 s_org[CHUNK * PW_MAX_SHADOW], s_dir[CHUNK * PW_MAX_SHADOW], s_contrib[CHUNK * PW_MAX_SHADOW];
+    PW_ALIGNAS(8) uint32_t counters[PW_WF_COUNTERS];
     uint32_t shaded[CHUNK], next[CHUNK];
     pw_f4 org[CHUNK], dir[CHUNK], thr[CHUNK];
 } shade_out;
 
 /* Shades items [b, e), at most CHUNK of them, into o, then moves what they
- * made into the wave's queues; the paths' shadow ranges move along with
- * their records. Which slots items take does not change the image
- * (resolve and gather add in path and sample order). */
+ * made into the wave's queues. Which entries items take does not change
+ * the image (connect and gather add in path and sample order). */
 static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e)
 {
     const pw_wave *w = c->w;
@@ -69,23 +67,13 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
     pw_wave lw = *w;
     memset(o->counters, 0, sizeof o->counters);
     lw.counters = o->counters;
-    lw.s_org = o->s_org, lw.s_dir = o->s_dir, lw.s_contrib = o->s_contrib;
     lw.shaded = o->shaded;
     lw.queue[nq] = o->next;
     lw.org[nq] = o->org, lw.dir[nq] = o->dir, lw.thr[nq] = o->thr;
     shade_items(c, &lw, b, e);
 
-    uint32_t n_sh = o->counters[PW_WF_SHADOWS], n_shaded = o->counters[PW_WF_SHADED],
-             n_next = o->counters[PW_WF_NEXT];
-    uint32_t sh = pw_wf_alloc(&w->counters[PW_WF_SHADOWS], n_sh);
-    memcpy(w->s_org + sh, o->s_org, n_sh * sizeof *o->s_org);
-    memcpy(w->s_dir + sh, o->s_dir, n_sh * sizeof *o->s_dir);
-    memcpy(w->s_contrib + sh, o->s_contrib, n_sh * sizeof *o->s_contrib);
-    for (uint32_t k = 0; k < n_shaded && sh; k++) {
-        pw_f4 *book = &w->book[o->shaded[k]];
-        pw_f4 v = pw_f4_load(book);
-        pw_f4_store(book, v.x, pw_int_as_float((int32_t)(pw_f4_bits(v.y) + sh)), v.z, v.w);
-    }
+    uint32_t n_shaded = o->counters[PW_WF_SHADED], n_next = o->counters[PW_WF_NEXT];
+    pw_wf_count(&w->counters[PW_WF_SHADOWS], o->counters[PW_WF_SHADOWS]);
     memcpy(w->shaded + pw_wf_alloc(&w->counters[PW_WF_SHADED], n_shaded), o->shaded, n_shaded * sizeof *o->shaded);
     uint32_t next = pw_wf_alloc(&w->counters[PW_WF_NEXT], n_next);
     memcpy(w->queue[nq] + next, o->next, n_next * sizeof *o->next);
@@ -95,7 +83,7 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
 }
 
 /* Shade takes queue slots item by item through the wave's shared counters
- * (pw_wf_alloc: four atomics an item on the CPU). Each of them moved a
+ * (pw_wf_alloc_pair and pw_wf_count: three atomics an item on the CPU). Each of them moved a
  * cache line from core to core, and the threads' entries interleaved in
  * the queues, so that stores to one line came from both: two threads
  * shaded toy only 14% faster than one. So items are shaded in pieces of
@@ -120,14 +108,7 @@ static void connect_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_connect(c->w, &c->r->view, i);
-}
-
-static void resolve_body(void *p, uint32_t b, uint32_t e)
-{
-    stage_ctx *c = p;
-    for (uint32_t i = b; i < e; i++)
-        pw_wf_resolve(c->w, &c->r->params, i, c->r->sum);
+        pw_wf_connect(c->w, &c->r->view, &c->r->params, i, c->r->sum);
 }
 
 static void gather_body(void *p, uint32_t b, uint32_t e)
@@ -137,12 +118,13 @@ static void gather_body(void *p, uint32_t b, uint32_t e)
         pw_wf_gather(c->w, &c->r->params, i, c->first_pixel, c->pixels, c->samples, c->r->sum);
 }
 
-/* Runs one stage over n items and records its time. */
-static void run_stage(stage_ctx *c, int stage, uint32_t bounce, uint32_t n, pw_range_fn body)
+/* Runs one stage over n items and records its time and the rays (or
+ * paths) it counts as its items. */
+static void run_stage(stage_ctx *c, int stage, uint32_t bounce, uint32_t n, uint32_t items, pw_range_fn body)
 {
     double t0 = pw_now_seconds();
     pw_parallel_for(c->r->settings.threads, n, CHUNK, body, c);
-    pw_stage_record(c->r, bounce, stage, pw_now_seconds() - t0, n);
+    pw_stage_record(c->r, bounce, stage, pw_now_seconds() - t0, items);
 }
 
 /* All bounces of samples [sample, sample + samples) of pixels [first,
@@ -153,7 +135,7 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
     pw_wave *w = &cw->w;
     uint32_t n = pixels * samples;
     stage_ctx c = {r, w, 0, first, pixels, sample, samples};
-    run_stage(&c, PW_STAGE_GENERATE, 0, n, generate_body);
+    run_stage(&c, PW_STAGE_GENERATE, 0, n, n, generate_body);
     w->counters[PW_WF_SLOTS] = n;
     uint32_t rays = n;
     for (uint32_t bounce = 0; rays > 0; bounce++) {
@@ -161,11 +143,10 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
         w->counters[PW_WF_NEXT] = 0;
         w->counters[PW_WF_SHADOWS] = 0;
         w->counters[PW_WF_SHADED] = 0;
-        run_stage(&c, PW_STAGE_EXTEND, bounce, rays, extend_body);
-        run_stage(&c, PW_STAGE_SHADE, bounce, rays, shade_body);
+        run_stage(&c, PW_STAGE_EXTEND, bounce, rays, rays, extend_body);
+        run_stage(&c, PW_STAGE_SHADE, bounce, rays, rays, shade_body);
         uint32_t shadows = w->counters[PW_WF_SHADOWS];
-        run_stage(&c, PW_STAGE_CONNECT, bounce, shadows, connect_body);
-        run_stage(&c, PW_STAGE_RESOLVE, bounce, w->counters[PW_WF_SHADED], resolve_body);
+        run_stage(&c, PW_STAGE_CONNECT, bounce, w->counters[PW_WF_SHADED], shadows, connect_body);
         r->stats.bounce_rays += rays;
         r->stats.shadow_rays += shadows;
         rays = w->counters[PW_WF_NEXT];

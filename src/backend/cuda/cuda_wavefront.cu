@@ -4,8 +4,7 @@
  * previous stage wrote, so no bounce waits for the host. A wave's whole
  * sequence is one CUDA graph, built once and replayed per wave: generate,
  * then a conditional WHILE node whose body is one bounce (extend, shade,
- * connect and resolve where shadow rays can occur, k_advance, and the
- * tail), repeated for as long as k_advance finds paths left and
+ * connect where shadow rays can occur, k_advance, and the tail), repeated for as long as k_advance finds paths left and
  * max_depth not reached; then gather. The bounce index lives on the device
  * (params[4]), so one body serves every bounce. The host never waits inside
  * a frame, and no kernel is launched for bounces that have no paths (a
@@ -39,10 +38,10 @@ typedef struct cuda_wave {
     pw_wave w;                    /* device pointers */
     void *mem;
     unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays */
-    uint32_t *d_log;              /* per bounce: rays, shadow rays, paths resolve visits (stage statistics) */
+    uint32_t *d_log;              /* per bounce: rays, shadow rays (stage statistics) */
     uint32_t *d_params;           /* the wave: first pixel, first sample, pixels, samples; the bounce */
     uint32_t *d_sorted;           /* shading in key order: PW_WF_N_KEYS lists of cap positions (NULL: off) */
-    int resolves;                 /* whether any path can have work for connect and resolve */
+    int connects;                 /* whether any path can have work for connect */
     uint32_t fetch;               /* k_extend's and k_connect's warps take rays 32 at a time as they finish (meshes) */
     cudaStream_t stream;
     cudaGraphExec_t graph;        /* a whole wave, built once */
@@ -51,7 +50,7 @@ typedef struct cuda_wave {
      * kernel: as many as can be resident at once (its registers and
      * shared memory decide). A grid-stride kernel launched with more
      * blocks than fit runs its last ones in a second, partly empty round. */
-    int g_extend, g_shade, g_connect, g_resolve, g_tail, g_gather;
+    int g_extend, g_shade, g_connect, g_tail, g_gather;
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
     tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
@@ -212,31 +211,25 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
         sorted = lists_at(sorted, params[P_BOUNCE]);                                                               \
         if (sorted)                                                                                                \
             key_starts(&w, first);                                                                                 \
-        uint32_t q = QUEUE(params);                                                                                \
-        GRID_STRIDE(i, w.counters[PW_WF_RAYS])                                                                     \
+        uint32_t q = QUEUE(params), n = w.counters[PW_WF_RAYS];                                                    \
+        GRID_STRIDE(i, n)                                                                                          \
         pw_wf_shade(&w, &v, &prm, q, sorted ? sorted_item(&w, sorted, first, i) : i, kinds);                       \
     }
 SHADE_KERNEL(k_shade, PW_KINDS_ALL, 4)
 SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, 5)
 
-/* Shadow rays, taken as extend takes its rays (fetch). */
-__global__ void k_connect(pw_wave w, pw_scene_view v, uint32_t fetch)
+/* The paths with shadow rays, taken as extend takes its rays (fetch). */
+__global__ void k_connect(pw_wave w, pw_scene_view v, pw_render_params prm, float *sum, uint32_t fetch)
 {
     pw_cuda_spheres_to_shared(&v);
-    uint32_t n = w.counters[PW_WF_SHADOWS];
+    uint32_t n = w.counters[PW_WF_SHADED];
     if (fetch) {
         FETCH_32(i, n, &w.counters[PW_WF_FETCH_SHADOWS])
-        pw_wf_connect(&w, &v, i);
+        pw_wf_connect(&w, &v, &prm, i, sum);
     } else {
         GRID_STRIDE(i, n)
-        pw_wf_connect(&w, &v, i);
+        pw_wf_connect(&w, &v, &prm, i, sum);
     }
-}
-
-__global__ void k_resolve(pw_wave w, pw_render_params prm, float *sum)
-{
-    GRID_STRIDE(i, w.counters[PW_WF_SHADED])
-    pw_wf_resolve(&w, &prm, i, sum);
 }
 
 __global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params, float *sum)
@@ -283,9 +276,8 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     totals[0] += rays;
     totals[1] += shadows;
     if (bounce < PW_STATS_BOUNCES) {
-        log[3 * bounce] += rays;
-        log[3 * bounce + 1] += shadows;
-        log[3 * bounce + 2] += w.counters[PW_WF_SHADED];
+        log[2 * bounce] += rays;
+        log[2 * bounce + 1] += shadows;
     }
     uint32_t next = w.counters[PW_WF_NEXT];
     int tail = next <= tail_max;
@@ -382,10 +374,10 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     }
     PW_CUDA_TRY(cudaMemset(cw->w.counters, 0, PW_WF_COUNTERS * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_totals, 2 * sizeof(unsigned long long)));
-    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
-    PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 2 * PW_STATS_BOUNCES * sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 2 * PW_STATS_BOUNCES * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, N_PARAMS * sizeof(uint32_t)));
-    r->stats.device_bytes += bytes + 2 * sizeof(unsigned long long) + (3 * PW_STATS_BOUNCES + N_PARAMS) * sizeof(uint32_t);
+    r->stats.device_bytes += bytes + 2 * sizeof(unsigned long long) + (2 * PW_STATS_BOUNCES + N_PARAMS) * sizeof(uint32_t);
     PW_CUDA_TRY(cudaStreamCreateWithFlags(&cw->stream, cudaStreamNonBlocking));
     int dev, sms;
     PW_CUDA_TRY(cudaGetDevice(&dev));
@@ -393,10 +385,10 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     pick_wave_kernels(r, &cw->shade, &cw->tail);
     /* Without light sampling or splitting there is never a shadow ray to
-     * trace or a path to resolve: the two kernels are not launched at all
-     * (bunnies-mixed, lit by an unsampled sky, launched eight empty grids
-     * a frame). */
-    cw->resolves = r->params.split > 1 || pw_wave_casts_shadows(&r->view, r->params.light_mode);
+     * trace or a split child to add to its pixel: connect is not launched
+     * at all (bunnies-mixed, lit by an unsampled sky, launched eight empty
+     * grids a frame). */
+    cw->connects = r->params.split > 1 || pw_wave_casts_shadows(&r->view, r->params.light_mode);
     /* Rays through a mesh's BVH differ in cost from ray to ray, so a
      * grid-stride loop, which deals every warp the same share, waits on
      * the warps whose rays were dear; k_extend's (and k_connect's) warps
@@ -411,7 +403,6 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     if ((st = resident_grid((const void *)k_extend, smem, sms, &cw->g_extend)) != PW_OK ||
         (st = resident_grid((const void *)cw->shade, smem, sms, &cw->g_shade)) != PW_OK ||
         (st = resident_grid((const void *)k_connect, smem, sms, &cw->g_connect)) != PW_OK ||
-        (st = resident_grid((const void *)k_resolve, 0, sms, &cw->g_resolve)) != PW_OK ||
         (st = resident_grid((const void *)cw->tail, smem, sms, &cw->g_tail)) != PW_OK ||
         (st = resident_grid((const void *)k_gather, 0, sms, &cw->g_gather)) != PW_OK)
         return st;
@@ -443,7 +434,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
 #define EV(b, k) (cw->ev[(b) * (PW_STAGE_COUNT + 1) + (k)])
 
 /* Adds the stage times of a wave's bounces to the statistics: event k of a
- * bounce is recorded just before stage k, event 5 after the last stage
+ * bounce is recorded just before stage k, event 4 after the last stage
  * (and event 0 of bounce 0 before generate). */
 static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t bounces, uint32_t n)
 {
@@ -476,7 +467,7 @@ static cudaError_t launch_generate(pw_renderer *r, cuda_state *c)
 }
 
 /* One bounce's kernels on cw->stream; with events, each stage is marked
- * (event k of the bounce just before stage k, event 5 after the last). In
+ * (event k of the bounce just before stage k, event 4 after the last). In
  * the graph, loop_handle is the WHILE node's condition. */
 static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint32_t b,
                                  cudaGraphConditionalHandle loop_handle, int loop)
@@ -497,12 +488,10 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
     STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params,
                                                            cw->d_sorted)));
     MARK(3);
-    if (cw->resolves)
-        STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->fetch)));
+    if (cw->connects)
+        STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, c->d_sum,
+                                                               cw->fetch)));
     MARK(4);
-    if (cw->resolves)
-        STEP((k_resolve<<<cw->g_resolve, WAVE_BLOCK, 0, st>>>(cw->w, r->params, c->d_sum)));
-    MARK(5);
     STEP((k_advance<<<1, 1, 0, st>>>(cw->w, cw->d_totals, cw->d_log, cw->d_params, cw->tail_max, r->params.max_depth,
                                      loop_handle, loop)));
     if (cw->tail_max > 0)
@@ -657,14 +646,13 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
     r->stats.bounce_rays += totals[0] - (r->stats.camera_rays - camera_before);
     r->stats.shadow_rays += totals[1];
     if (cw->ev) {
-        uint32_t log[3 * PW_STATS_BOUNCES];
+        uint32_t log[2 * PW_STATS_BOUNCES];
         PW_CUDA_TRY(cudaMemcpy(log, cw->d_log, sizeof log, cudaMemcpyDeviceToHost));
         PW_CUDA_TRY(cudaMemsetAsync(cw->d_log, 0, sizeof log, cw->stream));
         for (uint32_t b = 0; b < PW_STATS_BOUNCES; b++) {
-            pw_stage_record(r, b, PW_STAGE_EXTEND, 0.0, log[3 * b]);
-            pw_stage_record(r, b, PW_STAGE_SHADE, 0.0, log[3 * b]);
-            pw_stage_record(r, b, PW_STAGE_CONNECT, 0.0, log[3 * b + 1]);
-            pw_stage_record(r, b, PW_STAGE_RESOLVE, 0.0, log[3 * b + 2]);
+            pw_stage_record(r, b, PW_STAGE_EXTEND, 0.0, log[2 * b]);
+            pw_stage_record(r, b, PW_STAGE_SHADE, 0.0, log[2 * b]);
+            pw_stage_record(r, b, PW_STAGE_CONNECT, 0.0, log[2 * b + 1]);
         }
     }
     return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;
