@@ -316,10 +316,11 @@ static pw_status resident_grid(const void *fn, size_t smem, int sms, int *grid)
 
 /* Whether shade takes its items in key order: when the scene's materials
  * are of more than one type and their shading differs enough in cost to
- * pay for the lists: microfacet materials, or the toy estimator, whose
- * Lambert hits cast shadow rays where metal and glass cast none. Measured
- * (docs/PERFORMANCE.md): bunnies-mixed:16 +4-5%, toy +4%; but toy-small
- * -23% and rtiow -5%, whose Lambert, metal and glass take a few
+ * pay for the lists, that is, microfacet materials. Measured
+ * (docs/PERFORMANCE.md): bunnies-mixed:16 +8%, bunnies-mixed:6 +8%,
+ * bunnies-mixed:64 +7%, the Veach MIS scene +11%; but toy -3% (it gained
+ * 4% before shading put its shadow rays straight into the paths' records),
+ * toy-small -23% and rtiow -5%, whose Lambert, metal and glass take a few
  * instructions each. PATHWAVE_WAVE_SORT=0 or 1 decides instead, for
  * comparisons. */
 static int shade_sorted(const pw_renderer *r)
@@ -327,7 +328,7 @@ static int shade_sorted(const pw_renderer *r)
     const char *e = getenv("PATHWAVE_WAVE_SORT");
     if (e && (*e == '0' || *e == '1'))
         return *e == '1';
-    if (r->params.kinds != PW_KINDS_ALL && r->params.light_mode != PW_LIGHT_MODE_TOY)
+    if (r->params.kinds != PW_KINDS_ALL)
         return 0;
     for (uint32_t i = 1; i < r->view.n_mats; i++)
         if (r->view.mats[i].type != r->view.mats[0].type)
