@@ -162,7 +162,9 @@ PW_HD uint32_t pw_wf_tile_position(const pw_render_params *prm, uint32_t q)
 
 /* generate: item i starts, in slot i and position i of queue 0, sample
  * first_sample + i / pixels of pixel first_pixel + i % pixels (in tile
- * order, above, where it applies). */
+ * order, above, where it applies). Its radiance is set by its first
+ * shading step, which every path takes; its pixel is kept only for ray
+ * splitting, whose children add to their pixel themselves. */
 PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                           uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
@@ -170,8 +172,8 @@ PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_ren
     uint32_t pixel = pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_pixel(prm, p) : first_pixel + p;
     pw_path path = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
     pw_wf_store(w, 0, i, &path);
-    pw_wf_add_radiance(w, i, path.L, 1);
-    w->pixel[i] = pixel;
+    if (prm->split > 1)
+        w->pixel[i] = pixel;
     w->queue[0][i] = i;
 }
 
@@ -197,9 +199,9 @@ PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q
     return h.prim;
 }
 
-/* Shades path p (hit h, radiance so far in slot pi; a fresh slot for a
- * split child): emission, shadow rays into the shadow queue, the next
- * segment into queue q ^ 1. kinds: the material kinds the scene holds (a
+/* Shades path p (hit h, radiance so far in slot pi; nothing yet in a
+ * fresh slot: a path's first hit or a split child): emission, shadow rays
+ * into the path's shadow records, the next segment into queue q ^ 1. kinds: the material kinds the scene holds (a
  * literal in the GPU's kernels, so that those for the basic materials
  * leave the microfacet code out, as the megakernel's do). */
 PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
@@ -253,7 +255,8 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
         uint32_t ci = k == 0 ? pi : base + k - 1;
         if (k > 0)
             w->pixel[ci] = w->pixel[pi];
-        pw_wf_shade_one(w, s, prm, q, ci, k > 0, split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
+        pw_wf_shade_one(w, s, prm, q, ci, k > 0 || p.depth == 0, split > 1 ? pw_path_child(&p, k, split) : p, &h,
+                        kinds);
     }
 }
 
