@@ -116,8 +116,8 @@ static void test_toy_tile_order(void **state)
 }
 
 /* Eight toy lights: a Lambert hit makes up to PW_MAX_SHADOW shadow rays,
- * so shade fills the buffers each piece of CHUNK items appends from
- * (cpu_wavefront.c) to their size. */
+ * so it fills all of its path's shadow records (slot * per onward, per =
+ * 8): records that overlapped a neighbouring slot's would show. */
 static void test_eight_toy_lights(void **state)
 {
     (void)state;

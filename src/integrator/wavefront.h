@@ -41,6 +41,10 @@ enum {
 /* Shading keys: the material type of the hit, or a miss. */
 #define PW_WF_N_KEYS (PW_MAT_COUNT + 1)
 PW_STATIC_ASSERT(PW_WF_KEYS + PW_WF_N_KEYS <= PW_WF_COUNTERS, "the shading keys' counters overflow the counter block");
+/* pw_wf_alloc_pair adds to SHADED and NEXT with one 64-bit atomic: they
+ * must be adjacent, SHADED first and 8-byte aligned in the (256-byte
+ * aligned) counter block. */
+PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_SHADED + 1 && PW_WF_SHADED % 2 == 0, "SHADED and NEXT are no aligned pair");
 
 /* Path state in structure-of-arrays form, each array a group of four
  * 4-byte fields that are read and written together. A path has a slot,
@@ -255,8 +259,7 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
         uint32_t ci = k == 0 ? pi : base + k - 1;
         if (k > 0)
             w->pixel[ci] = w->pixel[pi];
-        pw_wf_shade_one(w, s, prm, q, ci, k > 0 || p.depth == 0, split > 1 ? pw_path_child(&p, k, split) : p, &h,
-                        kinds);
+        pw_wf_shade_one(w, s, prm, q, ci, p.depth == 0, split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
     }
 }
 

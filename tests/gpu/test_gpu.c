@@ -321,6 +321,47 @@ static void test_agree_split(void **state)
     pw_scene_free(s);
 }
 
+/* Ray counts, cuda-mega against cuda-wave: the same paths cast the same
+ * rays. The wavefront's shade counts its shadow rays with a warp-reduced
+ * atomic whose result nothing reads (pw_wf_count), so a lane left out of
+ * that sum would change no image: only --stats and Mray/s would show it. */
+static void check_rays_equal(const char *name, pw_scene *s, const gpu_case *c)
+{
+    pw_settings st;
+    pw_render_stats a, b;
+    case_settings(s, PW_BACKEND_CUDA_MEGA, c, &st);
+    assert_int_equal(render_calls(s, &st, c, NULL, &a), PW_OK);
+    case_settings(s, PW_BACKEND_CUDA_WAVE, c, &st);
+    assert_int_equal(render_calls(s, &st, c, NULL, &b), PW_OK);
+    printf("%s, split %d: rays %llu/%llu/%llu (cuda-mega) vs %llu/%llu/%llu (cuda-wave)\n", name, c->split,
+           (unsigned long long)a.camera_rays, (unsigned long long)a.bounce_rays, (unsigned long long)a.shadow_rays,
+           (unsigned long long)b.camera_rays, (unsigned long long)b.bounce_rays, (unsigned long long)b.shadow_rays);
+    assert_true(a.camera_rays == b.camera_rays);
+    assert_true(a.bounce_rays == b.bounce_rays);
+    assert_true(a.shadow_rays == b.shadow_rays);
+}
+
+/* Without and with splitting (children in waves of 999 paths), two toy
+ * lights, MIS, and PW_MAX_SHADOW toy lights (a path's full share of
+ * shadow records). */
+static void test_rays_mega_equal_wave(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    const gpu_case plain = {97, 61, 2, 1, 0, 0}, split = {97, 61, 2, 3, 999, 0};
+    const char *names[2] = {"toy", "cornell"};
+    for (int k = 0; k < 2; k++) {
+        pw_scene *s = builtin(names[k]);
+        check_rays_equal(names[k], s, &plain);
+        check_rays_equal(names[k], s, &split);
+        pw_scene_free(s);
+    }
+    pw_scene *s = test_scene_eight_toy_lights(30);
+    check_rays_equal("eight toy lights", s, &plain);
+    pw_scene_free(s);
+}
+
 /* Images whose sides are no multiple of the megakernel's 8x4 warp tiles
  * (partial tiles at the right and bottom), more samples in one call than a
  * sample pool holds (8 a pixel: a second pool), and a render continued by
@@ -420,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_agree_cornell),
         cmocka_unit_test(test_agree_bunny),
         cmocka_unit_test(test_agree_split),
+        cmocka_unit_test(test_rays_mega_equal_wave),
         cmocka_unit_test(test_agree_partial_tiles_and_calls),
         cmocka_unit_test(test_agree_streams),
         cmocka_unit_test(test_agree_envmap),

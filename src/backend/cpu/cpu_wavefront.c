@@ -10,8 +10,8 @@
 #include "core/error.h"
 #include "integrator/wavefront_layout.h"
 
-/* Paths in flight at once: 1M paths are about 210 MB with one shadow record
- * a path (580 MB with 8), and more gains nothing on a CPU. */
+/* Paths in flight at once: 1M paths are about 208 MiB with one shadow
+ * record a path (544 MiB with 8), and more gains nothing on a CPU. */
 #define CPU_WAVE_CAP (1u << 20)
 #define CHUNK 256
 
@@ -83,8 +83,9 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
 }
 
 /* Shade takes queue slots item by item through the wave's shared counters
- * (pw_wf_alloc_pair and pw_wf_count: three atomics an item on the CPU). Each of them moved a
- * cache line from core to core, and the threads' entries interleaved in
+ * (pw_wf_alloc for split children's slots, pw_wf_count, pw_wf_alloc_pair:
+ * four atomics an item on the CPU). Each of them moved a cache line from
+ * core to core, and the threads' entries interleaved in
  * the queues, so that stores to one line came from both: two threads
  * shaded toy only 14% faster than one. So items are shaded in pieces of
  * CHUNK into outputs of the piece's own (shade_piece), which join the
