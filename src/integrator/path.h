@@ -232,8 +232,8 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
 
 /* Shades the hit: adds emission, puts up to PW_MAX_SHADOW shadow rays into
  * shadows (*n_shadows of them), samples the next direction and plays
- * Russian roulette. Returns 1 while
- * the path goes on, with p->ray set to the next segment. */
+ * Russian roulette. Returns 1 while the path goes on, with p->ray set to
+ * the next segment. */
 PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, const pw_hit *h,
                         const pw_shadow_sink *shadows, int *n_shadows, uint32_t kinds)
 {

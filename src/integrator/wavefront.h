@@ -10,15 +10,14 @@
  * into the next ray queue) -> connect (for every path that made shadow
  * rays: any hit for each, and the unoccluded contributions added to its
  * radiance, in order; a finished path keeps its radiance in its slot). A
- * wave may hold several samples of
- * each pixel (sample k of the wave's p-th pixel in slot k * pixels + p, its
- * pixels in rows or in 8x4 tiles, pw_wf_tiled); when the wave is
- * done, gather adds each pixel's samples in sample order, so the pixel sum
- * needs no atomics and the image is the megakernel's to the last bit,
- * whatever order items ran in. With ray splitting a wave holds one sample a
- * pixel, and a pixel's children, finishing independently, add with atomics
- * when they finish: the image is then the same up to the rounding of the
- * order of those additions. */
+ * wave may hold several samples of each pixel (sample k of the wave's p-th
+ * pixel in slot k * pixels + p, its pixels in rows or in 8x4 tiles,
+ * pw_wf_tiled); when the wave is done, gather adds each pixel's samples
+ * in sample order, so the pixel sum needs no atomics and the image is the
+ * megakernel's to the last bit, whatever order items ran in. With ray
+ * splitting a wave holds one sample a pixel, and a pixel's children,
+ * finishing independently, add with atomics when they finish: the image is
+ * then the same up to the rounding of the order of those additions. */
 #ifndef PW_WAVEFRONT_H
 #define PW_WAVEFRONT_H
 
@@ -205,9 +204,10 @@ PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q
 
 /* Shades path p (hit h, radiance so far in slot pi; nothing yet in a
  * fresh slot: a path's first hit or a split child): emission, shadow rays
- * into the path's shadow records, the next segment into queue q ^ 1. kinds: the material kinds the scene holds (a
- * literal in the GPU's kernels, so that those for the basic materials
- * leave the microfacet code out, as the megakernel's do). */
+ * into the path's shadow records, the next segment into queue q ^ 1.
+ * kinds: the material kinds the scene holds (a literal in the GPU's
+ * kernels, so that those for the basic materials leave the microfacet
+ * code out, as the megakernel's do). */
 PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
                            uint32_t pi, int fresh, pw_path p, const pw_hit *h, uint32_t kinds)
 {

@@ -85,11 +85,11 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
 /* Shade takes queue slots item by item through the wave's shared counters
  * (pw_wf_alloc for split children's slots, pw_wf_count, pw_wf_alloc_pair:
  * four atomics an item on the CPU). Each of them moved a cache line from
- * core to core, and the threads' entries interleaved in
- * the queues, so that stores to one line came from both: two threads
- * shaded toy only 14% faster than one. So items are shaded in pieces of
- * CHUNK into outputs of the piece's own (shade_piece), which join the
- * wave's queues with one atomic a queue. Ray splitting shades straight
+ * core to core, and the threads' entries interleaved in the queues, so
+ * that stores to one line came from both: two threads shaded toy only 14%
+ * faster than one. So items are shaded in pieces of CHUNK into outputs of
+ * the piece's own (shade_piece), which join the wave's queues with one
+ * atomic a queue. Ray splitting shades straight
  * into the wave: its children take new path slots from the wave's
  * counter, and a split item makes more entries than a piece holds. */
 static void shade_body(void *p, uint32_t b, uint32_t e)
