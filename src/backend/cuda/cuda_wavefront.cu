@@ -4,18 +4,18 @@
  * previous stage wrote, so no bounce waits for the host. A wave's whole
  * sequence is one CUDA graph, built once and replayed per wave: generate,
  * then a conditional WHILE node whose body is one bounce (extend, shade,
- * connect where shadow rays can occur, k_advance, and the tail), repeated for as long as k_advance finds paths left and
- * max_depth not reached; then gather. The bounce index lives on the device
- * (params[4]), so one body serves every bounce. The host never waits inside
- * a frame, and no kernel is launched for bounces that have no paths (a
- * graph with every bounce up to max_depth unrolled spent about 5 us a
- * bounce launching empty kernels: 1.2 ms of a Cornell box frame at max
- * depth 64). A wave takes several samples of every pixel when they fit
+ * connect where shadow rays can occur, k_advance, and the tail), repeated
+ * for as long as k_advance finds paths left and max_depth not reached;
+ * then gather. The bounce index lives on the device (params[4]), so one
+ * body serves every bounce. The host never waits inside a frame, and no
+ * kernel is launched for bounces that have no paths (a graph with every
+ * bounce up to max_depth unrolled spent about 5 us a bounce launching
+ * empty kernels: 1.2 ms of a Cornell box frame at max depth 64). A wave takes several samples of every pixel when they fit
  * (pw_wave_plan), so small images do not pay a wave's fixed costs per
  * sample. Once a bounce's queue is no longer than the threads the tail
- * kernel holds at once, k_finish_tail runs those paths to their end (pw_wf_finish_tail):
- * their rays are counted but no longer appear in the per-bounce stage
- * statistics. */
+ * kernel holds at once, k_finish_tail runs those paths to their end
+ * (pw_wf_finish_tail): their rays are counted but no longer appear in the
+ * per-bounce stage statistics. */
 #include <stdlib.h>
 #include <string.h>
 
