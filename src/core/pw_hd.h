@@ -35,6 +35,16 @@
 #define PW_WARP_ANY(x) (x)
 #endif
 
+/* The calling thread's lane in its warp (GPU only). */
+#if PW_DEVICE_CODE
+static __device__ __forceinline__ unsigned pw_lane_id(void)
+{
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+#endif
+
 /* min/max that compile to one instruction on both sides: fminf needs a
  * libm call on the host unless NaN semantics are given up globally. With a
  * NaN in a, the result is b (what the slab test wants). */

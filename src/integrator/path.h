@@ -299,36 +299,6 @@ PW_HD pw_path pw_path_child(const pw_path *p, uint32_t k, uint32_t split)
     return c;
 }
 
-/* The rest of one path, from its pending ray to its end, as the megakernel
- * runs it: each bounce's shadow rays traced right after its shading, their
- * contributions added in order, so the radiance is what a wavefront would
- * have gathered bounce by bounce. The wavefront's tail kernel calls it (no
- * splitting happens past the first hit, so none here). */
-PW_HD void pw_path_finish(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, uint32_t kinds,
-                          uint32_t *ext_rays, uint32_t *shadow_rays)
-{
-    pw_shadow_ray sh[PW_MAX_SHADOW];
-    for (;;) {
-        pw_hit h;
-        (*ext_rays)++;
-        if (!pw_trace(s, p->ray, s->t_min, PW_INF, 0, &h)) {
-            pw_path_miss(s, prm, p);
-            return;
-        }
-        int n;
-        pw_shadow_sink sink = pw_sink_array(sh);
-        int alive = pw_path_shade(s, prm, p, &h, &sink, &n, kinds);
-        *shadow_rays += (uint32_t)n;
-        for (int i = 0; i < n; i++) {
-            pw_hit hs;
-            if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
-                p->L = v3_add_rn(p->L, sh[i].contrib);
-        }
-        if (!alive)
-            return;
-    }
-}
-
 /* A NaN or infinite sample would poison the pixel for good: it is dropped. */
 PW_HD void pw_path_accumulate(pw_vec3 *sum, pw_vec3 L)
 {
@@ -418,8 +388,7 @@ PW_HD void pw_trace_shadows(const pw_scene_view *s, const pw_shadow_ray *sh, int
 {
 #if PW_DEVICE_CODE
     if (slots) {
-        uint32_t lane;
-        asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+        uint32_t lane = pw_lane_id();
         int total = (int)__reduce_add_sync(0xffffffffu, (unsigned)n), first = n;
         for (uint32_t d = 1; d < 32u; d <<= 1) { /* inclusive scan of n over the lanes */
             int below = __shfl_up_sync(0xffffffffu, first, d);
@@ -461,6 +430,32 @@ PW_HD void pw_trace_shadows(const pw_scene_view *s, const pw_shadow_ray *sh, int
         pw_hit hs;
         if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
             *L = v3_add_rn(*L, sh[i].contrib);
+    }
+}
+
+/* The rest of one path, from its pending ray to its end, as the megakernel
+ * runs it: each bounce's shadow rays traced right after its shading, their
+ * contributions added in order, so the radiance is what a wavefront would
+ * have gathered bounce by bounce. The wavefront's tail kernel calls it (no
+ * splitting happens past the first hit, so none here). */
+PW_HD void pw_path_finish(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, uint32_t kinds,
+                          uint32_t *ext_rays, uint32_t *shadow_rays)
+{
+    pw_shadow_ray sh[PW_MAX_SHADOW];
+    for (;;) {
+        pw_hit h;
+        (*ext_rays)++;
+        if (!pw_trace(s, p->ray, s->t_min, PW_INF, 0, &h)) {
+            pw_path_miss(s, prm, p);
+            return;
+        }
+        int n;
+        pw_shadow_sink sink = pw_sink_array(sh);
+        int alive = pw_path_shade(s, prm, p, &h, &sink, &n, kinds);
+        *shadow_rays += (uint32_t)n;
+        pw_trace_shadows(s, sh, n, &p->L, NULL);
+        if (!alive)
+            return;
     }
 }
 

@@ -58,8 +58,7 @@ PW_HD uint32_t pw_wf_alloc(uint32_t *counter, uint32_t n)
 {
 #if PW_DEVICE_CODE
     unsigned mask = __activemask();
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    unsigned lane = pw_lane_id();
     unsigned below = mask & ((1u << lane) - 1u);
     uint32_t prefix = 0, total = 0;
     if (__all_sync(mask, n <= 1u)) {
@@ -95,8 +94,7 @@ PW_HD void pw_wf_alloc_pair(uint32_t *pair, int a, int b, uint32_t *a_at, uint32
 {
 #if PW_DEVICE_CODE
     unsigned mask = __activemask();
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    unsigned lane = pw_lane_id();
     unsigned below = mask & ((1u << lane) - 1u);
     unsigned wa = __ballot_sync(mask, a), wb = __ballot_sync(mask, b);
     unsigned leader = (unsigned)__ffs(mask) - 1u;
@@ -120,8 +118,7 @@ PW_HD void pw_wf_count(uint32_t *counter, uint32_t n)
 #if PW_DEVICE_CODE
     unsigned mask = __activemask();
     uint32_t total = __reduce_add_sync(mask, n);
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    unsigned lane = pw_lane_id();
     if (lane == (unsigned)__ffs(mask) - 1u && total)
         atomicAdd(counter, total);
 #else

@@ -57,9 +57,9 @@ PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_SHADED + 1 && PW_WF_SHADED % 2 == 0, "SHADE
  *   By position, current and next queue: org: ray origin, BSDF pdf 16;
  *   dir: ray direction, depth and flags 16; thr: throughput, RNG key 16;
  *   the path's slot 4; and hit: t, prim, u, v 16 (the current queue's).
- *   By slot: rad: radiance 16 (w unused); book: alive, shadow range
- *   (first, count) 16, one word unused, written only for the paths connect
- *   visits; pixel 4; the connect list 4.
+ *   By slot: rad: radiance 16 (w unused); book: alive, shadow rays made
+ *   16, two words unused, written only for the paths connect visits;
+ *   pixel 4; the connect list 4.
  * 160 bytes a path slot. Shade adds to a path's radiance only when it
  * changes (emission, the sky), so a bounce that gathers nothing leaves
  * rad alone. Directions and throughputs are kept as full floats: packing
@@ -126,10 +126,14 @@ PW_HD void pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int fresh
     pw_f4_store(&w->rad[i], L.x, L.y, L.z, 0.0f);
 }
 
-/* The bookkeeping of slot i: alive, shadow range (x, y, z of book). */
-PW_HD void pw_wf_book(const pw_wave *w, uint32_t i, uint32_t alive, uint32_t sh_first, uint32_t sh_count)
+/* The first of slot i's shadow records. */
+PW_HD uint32_t pw_wf_records(const pw_wave *w, uint32_t i) { return i * w->per; }
+
+/* The bookkeeping of slot i: alive, shadow rays made (x, y of book; its
+ * records are the slot's own, pw_wf_records). */
+PW_HD void pw_wf_book(const pw_wave *w, uint32_t i, uint32_t alive, uint32_t sh_count)
 {
-    pw_f4 b = pw_f4_u(alive, sh_first, sh_count, 0);
+    pw_f4 b = pw_f4_u(alive, sh_count, 0, 0);
     pw_f4_store(&w->book[i], b.x, b.y, b.z, b.w);
 }
 
@@ -211,7 +215,7 @@ PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q
 PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
                            uint32_t pi, int fresh, pw_path p, const pw_hit *h, uint32_t kinds)
 {
-    pw_shadow_sink sink = {NULL, w->s_org, w->s_dir, w->s_contrib, pi * w->per};
+    pw_shadow_sink sink = {NULL, w->s_org, w->s_dir, w->s_contrib, pw_wf_records(w, pi)};
     int n = 0, alive = 0;
     if (h->prim == PW_NO_HIT)
         pw_path_miss(s, prm, &p);
@@ -228,7 +232,7 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
     uint32_t listed, next;
     pw_wf_alloc_pair(&w->counters[PW_WF_SHADED], visit, alive, &listed, &next);
     if (visit) {
-        pw_wf_book(w, pi, (uint32_t)alive, sink.first, (uint32_t)n);
+        pw_wf_book(w, pi, (uint32_t)alive, (uint32_t)n);
         w->shaded[listed] = pi;
     }
     pw_wf_add_radiance(w, pi, p.L, fresh);
@@ -273,7 +277,7 @@ PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_rend
     uint32_t pi = w->shaded[i];
     pw_f4 l = pw_f4_load(&w->rad[pi]), b = pw_f4_load(&w->book[pi]);
     pw_vec3 L = v3(l.x, l.y, l.z);
-    uint32_t first = pw_f4_bits(b.y), count = pw_f4_bits(b.z);
+    uint32_t first = pw_wf_records(w, pi), count = pw_f4_bits(b.y);
     for (uint32_t k = 0; k < count; k++) {
         uint32_t j = first + k;
         pw_f4 o = pw_f4_load(&w->s_org[j]), d = pw_f4_load(&w->s_dir[j]);

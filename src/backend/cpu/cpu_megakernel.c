@@ -41,11 +41,7 @@ static inline void lane_step(cpu_lane *l, int hit, const pw_hit *h, const pw_sce
         pw_shadow_sink sink = pw_sink_array(sh);
         alive = pw_path_shade(s, prm, &l->p, h, &sink, &n, PW_KINDS_BASIC);
         *shadow_rays += (uint32_t)n;
-        for (int i = 0; i < n; i++) {
-            pw_hit hs;
-            if (!pw_trace(s, sh[i].ray, s->t_min, sh[i].tmax, 1, &hs))
-                l->p.L = v3_add(l->p.L, sh[i].contrib);
-        }
+        pw_trace_shadows(s, sh, n, &l->p.L, NULL);
     }
     if (alive)
         return;
