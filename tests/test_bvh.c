@@ -124,7 +124,7 @@ static int trace_bvh8(const accel *a, pw_ray r, float tmin, float tmax, int any_
 
 static int trace_groups(const accel *a, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *h)
 {
-    return pw_trace_sphere_groups(&a->vg, r, tmin, tmax, any_hit, h);
+    return pw_trace_sphere_groups(&a->vg, r, PW_ORIGIN_UNKNOWN, tmin, tmax, any_hit, h);
 }
 
 /* One closest-hit and one any-hit query of one structure against brute force. */

@@ -1,11 +1,13 @@
 /* Direction maps (accel/sphere_dirmap.h) against brute force: camera rays
- * (origins on the lens, looked up in the camera's map) and shadow rays to
- * sphere lights (segments that end at a light, looked up in its map) find,
- * through the few spheres their texel lists, the closest hit and any-hit
- * verdict of every sphere against the ray; on the toy scene, on random
- * scenes with a wide lens and lights of every size (some with 64 spheres,
- * a full mask), near the origin and at 2e4 where rounding is coarse, and
- * for directions on texel borders and corners. Also checks that the maps
+ * (origins on the lens, looked up in the camera's map), shadow rays to
+ * sphere lights (segments that end at a light, looked up in its map) and
+ * bounce rays (leaving a sphere, looked up in its origin map or its
+ * cell's) find, through the few spheres their texel lists, the closest hit
+ * and any-hit verdict of every sphere against the ray; on the toy scene, on
+ * random scenes with a wide lens, lights of every size and some with a
+ * ground sphere far larger than the rest (some with 64 spheres, a full
+ * mask), near the origin and at 2e4 where rounding is coarse, and for
+ * directions on texel borders and corners. Also checks that the maps
  * are used and prune: a map listing every sphere everywhere would pass
  * the rest, and that a ray aimed at a light mostly leaves the light out. */
 #include "test_common.h"
@@ -34,11 +36,8 @@ static void maps_init(maps_under_test *t, pw_scene *s)
     t->mapped.group_spheres = t->g.spheres;
     t->mapped.group_prims = t->g.prims;
     t->mapped.n_groups = t->g.n_groups;
-    assert_true(pw_dirmaps_build(&t->mapped, t->g.spheres, t->g.prims, &t->m));
-    t->mapped.dirmaps = t->m.maps;
-    t->mapped.dirmap_masks = t->m.masks;
-    t->mapped.n_dirmaps = t->m.n;
-    t->mapped.dirmap_camera = 1;
+    assert_true(pw_dirmaps_build(&t->mapped, t->g.spheres, t->g.prims, 1.0f, &t->m));
+    pw_dirmaps_view(&t->mapped, &t->m);
 }
 
 static void maps_free(maps_under_test *t)
@@ -52,13 +51,15 @@ typedef struct tally {
     long own_listed; /* rays aimed at a light whose slots list that light */
 } tally;
 
-/* One query both ways; fails on any difference. */
-static void check_ray(const maps_under_test *t, pw_ray r, float tmax, int any_hit, const char *what, tally *c)
+/* One query both ways, the mapped one told the ray's origin; fails on any
+ * difference. */
+static void check_ray(const maps_under_test *t, pw_ray r, uint32_t origin, float tmax, int any_hit, const char *what,
+                      tally *c)
 {
     pw_hit hb;
     int fb = pw_trace(&t->flat, r, t->flat.t_min, tmax, any_hit, &hb);
     pw_hit hm;
-    int fm = pw_trace(&t->mapped, r, t->flat.t_min, tmax, any_hit, &hm);
+    int fm = pw_trace_from(&t->mapped, r, origin, t->flat.t_min, tmax, any_hit, &hm);
     /* Two spheres at the same distance (the walks take them in different
      * orders): either is the closest hit, if it really lies there. */
     int same = fb == fm;
@@ -67,11 +68,11 @@ static void check_ray(const maps_under_test *t, pw_ray r, float tmax, int any_hi
         same = pw_intersect_sphere(r.o, r.d, sp.c, sp.r, t->flat.t_min, PW_INF) == hb.t;
     }
     if (!same || (!any_hit && fb && hb.t != hm.t))
-        fail_msg("%s (o %.9g %.9g %.9g, d %.9g %.9g %.9g, tmax %.9g, %s): every sphere gives %s (sphere %u, t %.9g), "
-                 "the maps %s (sphere %u, t %.9g)", what, r.o.x, r.o.y, r.o.z, r.d.x, r.d.y, r.d.z, tmax,
-                 any_hit ? "any hit" : "closest", fb ? "a hit" : "no hit", hb.prim, hb.t, fm ? "a hit" : "no hit",
-                 hm.prim, hm.t);
-    uint64_t slots = pw_dirmap_slots(&t->mapped, r, tmax, any_hit);
+        fail_msg("%s (o %.9g %.9g %.9g, d %.9g %.9g %.9g, origin %u, tmax %.9g, %s): every sphere gives %s (sphere "
+                 "%u, t %.9g), the maps %s (sphere %u, t %.9g)",
+                 what, r.o.x, r.o.y, r.o.z, r.d.x, r.d.y, r.d.z, origin, tmax, any_hit ? "any hit" : "closest",
+                 fb ? "a hit" : "no hit", hb.prim, hb.t, fm ? "a hit" : "no hit", hm.prim, hm.t);
+    uint64_t slots = pw_dirmap_slots(&t->mapped, r, tmax, any_hit, origin);
     if (slots != ~(uint64_t)0) {
         c->mapped++;
         c->listed += __builtin_popcountll(slots);
@@ -110,8 +111,8 @@ static void camera_rays(const maps_under_test *t, test_rng *g, int n, tally *c)
             r.d = i % 4 == 1 ? border_dir(g) : trng_dir(g);
         }
         tally other = {0};
-        check_ray(t, r, PW_INF, 0, "camera ray", c);
-        check_ray(t, r, PW_INF, 1, "camera ray", &other); /* through the runs */
+        check_ray(t, r, PW_ORIGIN_LENS, PW_INF, 0, "camera ray", c);
+        check_ray(t, r, PW_ORIGIN_LENS, PW_INF, 1, "camera ray", &other); /* through the runs */
     }
 }
 
@@ -159,11 +160,40 @@ static void shadow_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 ce
                 r.d = v3_scale(seg, 1.0f / tmax);
             }
             tally other = {0};
-            check_ray(t, r, tmax, 1, "shadow ray", i % 2 == 0 ? aimed : c);
+            check_ray(t, r, PW_ORIGIN_UNKNOWN, tmax, 1, "shadow ray", i % 2 == 0 ? aimed : c);
             if (i % 2 == 0)
-                aimed->own_listed += pw_dirmap_slots(&t->mapped, r, tmax, 1) >> own_slot & 1u;
-            check_ray(t, r, tmax, 0, "shadow ray", &other); /* through the runs */
+                aimed->own_listed += pw_dirmap_slots(&t->mapped, r, tmax, 1, PW_ORIGIN_UNKNOWN) >> own_slot & 1u;
+            check_ray(t, r, PW_ORIGIN_UNKNOWN, tmax, 0, "shadow ray", &other); /* through the runs */
         }
+    }
+}
+
+/* Bounce rays as shading makes them: from a point on a sphere (on a large
+ * one, below a random point of the box the others fill, as toy's ground
+ * under its spheres), offset to the side the ray leaves by, in a random
+ * direction, out of the sphere or (one in four, as glass does) into it,
+ * some on texel borders; and some from anywhere near the sphere, which
+ * its map must handle as well or refuse. */
+static void bounce_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 centre, float box, tally *c)
+{
+    const pw_scene_view *v = &t->flat;
+    for (int i = 0; i < n; i++) {
+        uint32_t k = (uint32_t)(trng_unif(g) * v->n_spheres);
+        pw_sphere sp = v->spheres[k];
+        pw_vec3 nrm = trng_dir(g);
+        if (sp.r > 8.0f) {
+            pw_vec3 above = v3_add(centre, v3(trng_range(g, -box, box), trng_range(g, -box, box),
+                                              trng_range(g, -box, box)));
+            nrm = v3_norm(v3_sub(above, sp.c));
+        }
+        pw_vec3 p = v3_add(sp.c, v3_scale(nrm, sp.r));
+        pw_ray r;
+        r.d = i % 8 == 7 ? border_dir(g) : trng_dir(g);
+        if ((v3_dot(r.d, nrm) < 0.0f) != (i % 4 == 3))
+            r.d = v3_neg(r.d);
+        r.o = i % 16 == 5 ? v3_add(p, v3_scale(trng_dir(g), sp.r * 0.01f * (float)trng_unif(g)))
+                          : pw_offset_origin(p, nrm, r.d);
+        check_ray(t, r, pw_origin_of_prim(v, k), PW_INF, 0, "bounce ray", c);
     }
 }
 
@@ -185,6 +215,9 @@ static void toy_scene(void **state)
     tally cam = {0}, sh = {0}, aimed = {0};
     camera_rays(&t, &g, 100000, &cam);
     shadow_rays(&t, &g, 100000, v3s(0.0f), 8.0f, &sh, &aimed);
+    tally bounce = {0};
+    bounce_rays(&t, &g, 200000, v3(0.0f, 0.5f, -2.5f), 4.0f, &bounce);
+    report("toy, bounce rays", &t, &bounce);
     report("toy, camera rays", &t, &cam);
     report("toy, shadow rays", &t, &sh);
     report("toy, shadow rays aimed at a light", &t, &aimed);
@@ -201,6 +234,14 @@ static void toy_scene(void **state)
     /* A ray aimed at a light skips the light's own test unless it starts
      * near the light or grazes it (pw_dirmap_misses_own). */
     assert_true(aimed.own_listed < aimed.mapped / 10);
+    /* Bounce rays: the ground's cells cover the scene, and a map lists a
+     * few spheres (the runs would test 8 boxes and a run or more; a ray
+     * into a sphere, a quarter of these, lists what the sphere's ball
+     * reaches in any direction). */
+    printf("toy: %u origin maps, %u of them the ground's cells\n", t.m.n_all - t.m.n, t.m.cells.nu * t.m.cells.nv);
+    assert_true(t.m.origin && t.m.cells.nu * t.m.cells.nv > 16);
+    assert_true(bounce.mapped > bounce.rays * 9 / 10);
+    assert_true(bounce.listed < bounce.mapped * 6);
     maps_free(&t);
     pw_scene_free(s);
 }
@@ -222,6 +263,8 @@ static void random_scenes(pw_vec3 centre, float box, int n_scenes)
             pw_vec3 c = v3_add(centre, v3(trng_range(&g, -box, box), trng_range(&g, -box, box),
                                           trng_range(&g, -box, box)));
             float r = i % 8 == 0 ? trng_range(&g, 1.0f, 3.0f) : trng_range(&g, 0.01f, 0.8f);
+            if (i == 0 && seed % 2 == 0) /* a ground far larger than the rest, which gets cells */
+                c = v3_sub(centre, v3(0.0f, 1000.0f + box, 0.0f)), r = 1000.0f;
             assert_int_equal(pw_scene_add_sphere(s, c, r, i % 9 == 4 ? lamp : plain), PW_OK);
         }
         pw_camera_params cp;
@@ -239,8 +282,12 @@ static void random_scenes(pw_vec3 centre, float box, int n_scenes)
         tally cam = {0}, sh = {0};
         camera_rays(&t, &g, 20000, &cam);
         shadow_rays(&t, &g, 5000, centre, box, &sh, &sh);
+        tally bounce = {0};
+        bounce_rays(&t, &g, 20000, centre, box, &bounce);
         report("random spheres, camera rays", &t, &cam);
         report("random spheres, shadow rays", &t, &sh);
+        report("random spheres, bounce rays", &t, &bounce);
+        assert_true(seed % 2 == 1 || t.m.cells.nu * t.m.cells.nv > 0);
         assert_true(t.m.n > 1);
         /* Far from the origin a lens point on the rim may round out of
          * the lens's ball and walk the runs instead. */
@@ -284,7 +331,7 @@ static void far_scene(void **state)
     r.o = v3(19998.1016f, 20004.9961f, 20000.8223f);
     r.d = v3(0.359983563f, -0.920485735f, -0.152045369f);
     tally c1 = {0};
-    check_ray(&t, r, 5.41708469f, 1, "the far segment", &c1);
+    check_ray(&t, r, PW_ORIGIN_UNKNOWN, 5.41708469f, 1, "the far segment", &c1);
     assert_int_equal(c1.hits, 1);
     maps_free(&t);
     pw_scene_free(s);
@@ -322,7 +369,7 @@ static void own_light_boundary(void **state)
         pw_ray ray = {v3((float)(c.x + rel[0] - (double)tmax * d.x), (float)(c.y + rel[1] - (double)tmax * d.y),
                          (float)(c.z + rel[2] - (double)tmax * d.z)),
                       d};
-        pw_dirmap m = {c, rf * 1.001f + 2e-3f, rf, 0, {0, 0}};
+        pw_dirmap m = {c, rf * 1.001f + 2e-3f, rf, 0, 0, 0};
         pw_vec3 rel_f = v3_madd(v3_sub(ray.o, c), d, tmax); /* as pw_dirmap_slots computes it */
         if (!pw_dirmap_ends_in(&m, rel_f, tmax))
             continue;

@@ -21,23 +21,52 @@ static void face_dir(uint32_t f, double u, double v, double d[3])
         d[k] = x[k] / len;
 }
 
+static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
 static double angle_between(const double a[3], const double b[3])
 {
-    double c = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    double c = dot3(a, b);
     return acos(c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c);
 }
 
-/* The masks of one ball (c, rho) over the n spheres of slots sp, with
- * margins of 1e-4 of the radii and 1e-4 radians (texels are 2.8 degrees
- * across) for the rounding of the lookup's direction and of a camera
- * ray's origin; a segment's end is checked with room for its rounding
- * (pw_dirmap_ends_in). */
-/* One sphere as the ball's centre sees it: its direction, and the angle
- * around that direction within which a ray from the ball can reach it
- * (every direction when the ball touches it). */
+/* Every texel's centre direction, and the cosine and sine of the angle
+ * that takes in its corners plus a margin of 1e-4 radians (texels are 2.8
+ * degrees across) for the rounding of the lookup's direction and origin. */
+typedef struct texel_cone {
+    double w[3];
+    double spread, cos_spread, sin_spread;
+} texel_cone;
+
+static void texel_cones(texel_cone *tc)
+{
+    const double res = PW_DIRMAP_RES, ang_margin = 1e-4;
+    for (uint32_t f = 0; f < 6; f++)
+        for (uint32_t iv = 0; iv < PW_DIRMAP_RES; iv++)
+            for (uint32_t iu = 0; iu < PW_DIRMAP_RES; iu++) {
+                texel_cone *t = &tc[(f * PW_DIRMAP_RES + iv) * PW_DIRMAP_RES + iu];
+                double u0 = 2.0 * iu / res - 1.0, u1 = 2.0 * (iu + 1) / res - 1.0;
+                double v0 = 2.0 * iv / res - 1.0, v1 = 2.0 * (iv + 1) / res - 1.0;
+                double corner[3], spread = 0.0;
+                face_dir(f, 0.5 * (u0 + u1), 0.5 * (v0 + v1), t->w);
+                double cu[2] = {u0, u1}, cv[2] = {v0, v1};
+                for (int a = 0; a < 2; a++)
+                    for (int b = 0; b < 2; b++) {
+                        face_dir(f, cu[a], cv[b], corner);
+                        double g = angle_between(t->w, corner);
+                        spread = g > spread ? g : spread;
+                    }
+                t->spread = spread + ang_margin;
+                t->cos_spread = cos(spread + ang_margin);
+                t->sin_spread = sin(spread + ang_margin);
+            }
+}
+
+/* One sphere as the ball's centre sees it: its direction, and the cosine
+ * and sine of the angle around that direction within which a ray from the
+ * ball can reach it (every direction when the ball touches it). */
 typedef struct seen_sphere {
     double dir[3];
-    double reach_angle;
+    double cos_reach, sin_reach;
     int always;
 } seen_sphere;
 
@@ -45,53 +74,222 @@ static seen_sphere see_sphere(pw_vec3 c, float rho, pw_sphere sp)
 {
     seen_sphere e;
     double D[3] = {(double)sp.c.x - c.x, (double)sp.c.y - c.y, (double)sp.c.z - c.z};
-    double dist = sqrt(D[0] * D[0] + D[1] * D[1] + D[2] * D[2]);
+    double dist = sqrt(dot3(D, D));
     double reach = ((double)sp.r + rho) * (1.0 + 1e-4) + 1e-6;
     e.always = dist <= reach;
-    e.reach_angle = e.always ? 0.0 : asin(reach / dist);
+    double s = e.always ? 1.0 : reach / dist;
+    e.sin_reach = s;
+    e.cos_reach = sqrt(1.0 - s * s);
     for (int k = 0; k < 3; k++)
         e.dir[k] = e.always ? 0.0 : D[k] / dist;
     return e;
 }
 
-static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, uint64_t *masks)
+/* The masks of one ball (c, rho) over the n spheres of slots sp: a sphere
+ * is listed in a texel when the angle between the texel's direction and
+ * the sphere's is at most its reach plus the texel's spread, that is when
+ * their cosine is at least cos(reach + spread). */
+static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, const texel_cone *tc, uint64_t *masks)
 {
-    const double res = PW_DIRMAP_RES, ang_margin = 1e-4;
     seen_sphere seen[64];
     for (uint32_t i = 0; i < n; i++)
         seen[i] = see_sphere(c, rho, sp[i]);
-    for (uint32_t f = 0; f < 6; f++)
-        for (uint32_t iv = 0; iv < PW_DIRMAP_RES; iv++)
-            for (uint32_t iu = 0; iu < PW_DIRMAP_RES; iu++) {
-                double u0 = 2.0 * iu / res - 1.0, u1 = 2.0 * (iu + 1) / res - 1.0;
-                double v0 = 2.0 * iv / res - 1.0, v1 = 2.0 * (iv + 1) / res - 1.0;
-                double w[3], corner[3], spread = 0.0;
-                face_dir(f, 0.5 * (u0 + u1), 0.5 * (v0 + v1), w);
-                double cu[2] = {u0, u1}, cv[2] = {v0, v1};
-                for (int a = 0; a < 2; a++)
-                    for (int b = 0; b < 2; b++) {
-                        face_dir(f, cu[a], cv[b], corner);
-                        double t = angle_between(w, corner);
-                        spread = t > spread ? t : spread;
-                    }
-                uint64_t mask = 0;
-                for (uint32_t i = 0; i < n; i++)
-                    if (seen[i].always || angle_between(w, seen[i].dir) <= seen[i].reach_angle + spread + ang_margin)
-                        mask |= (uint64_t)1 << i;
-                masks[(f * PW_DIRMAP_RES + iv) * PW_DIRMAP_RES + iu] = mask;
-            }
+    for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++) {
+        uint64_t mask = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const seen_sphere *e = &seen[i];
+            if (e->always ||
+                dot3(tc[t].w, e->dir) >= e->cos_reach * tc[t].cos_spread - e->sin_reach * tc[t].sin_spread)
+                mask |= (uint64_t)1 << i;
+        }
+        masks[t] = mask;
+    }
 }
 
-int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint32_t *prims, pw_dirmaps *out)
+/* The masks of the rays that leave a sphere (centre c, ball radius rho):
+ * as build_map's, except for the spheres the ball touches, which a ray
+ * meets only if they meet the half-cylinder of radius rho around c + s d,
+ * s >= 0 (sphere_dirmap.h). With D the direction and L the distance of a
+ * sphere of radius rp at angle a from d, that is L sin a <= rho + rp for
+ * a <= 90 degrees, else L^2 cos^2 a + max(0, L sin a - rho)^2 <= rp^2 (the
+ * sphere reaches over the cylinder's end disc). The distance from the
+ * sphere's centre to the half-cylinder grows with a, so the texel lists it
+ * when its nearest direction, a minus the texel's spread, passes. */
+static void build_outward_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, const texel_cone *tc,
+                              uint64_t *masks)
+{
+    build_map(c, rho, sp, n, tc, masks);
+    double R = (double)rho * (1.0 + 1e-4) + 1e-6;
+    for (uint32_t i = 0; i < n; i++) {
+        double D[3] = {(double)sp[i].c.x - c.x, (double)sp[i].c.y - c.y, (double)sp[i].c.z - c.z};
+        double L = sqrt(dot3(D, D)), P = (double)sp[i].r * (1.0 + 1e-4) + 1e-6;
+        if (!(L > 0.0) || L > (R + P) * (1.0 + 1e-4) + 1e-6)
+            continue; /* not touching the ball: its cone test is the same */
+        for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++) {
+            double cos_a = dot3(tc[t].w, D) / L;
+            double a = acos(cos_a > 1.0 ? 1.0 : cos_a < -1.0 ? -1.0 : cos_a) - tc[t].spread;
+            a = a < 0.0 ? 0.0 : a;
+            double along = L * cos(a), across = L * sin(a), gap = across - R > 0.0 ? across - R : 0.0;
+            int meets = a <= 0.5 * PW_PI ? across <= R + P : along * along + gap * gap <= P * P;
+            if (!meets)
+                masks[t] &= ~((uint64_t)1 << i);
+        }
+    }
+}
+
+static float max_abs3(pw_vec3 v) { return fmaxf(fabsf(v.x), fmaxf(fabsf(v.y), fabsf(v.z))); }
+
+/* Room around a surface near p for the offset of a bounce ray's origin
+ * (pw_offset_along: 256 ulps a coordinate, or 2^-16 near zero) and the
+ * rounding of the hit point, with a wide margin. */
+static float origin_pad(pw_vec3 p) { return 1e-4f * max_abs3(p) + 1e-4f; }
+
+static pw_vec3 dv3(const double a[3]) { return v3((float)a[0], (float)a[1], (float)a[2]); }
+
+/* The point of the large sphere (centre C, radius R) above (u, v) of the
+ * grid: C + u t1 + v t2 + sqrt(R^2 - u^2 - v^2) a. */
+static void cell_point(const double C[3], double R, const double a[3], const double t1[3], const double t2[3],
+                       double u, double v, double out[3])
+{
+    double h = sqrt(R * R - u * u - v * v);
+    for (int k = 0; k < 3; k++)
+        out[k] = C[k] + u * t1[k] + v * t2[k] + h * a[k];
+}
+
+/* Plans the cells over sphere L (slot l) of the n spheres of slots, the
+ * others' largest radius r2: fills out->cells but first; returns the number
+ * of cells (0: none fit, as when the others' centre lies inside L). */
+static uint32_t plan_cells(const pw_sphere *slots, uint32_t n, uint32_t l, float r2, float cell_scale,
+                           pw_dirmap_cells *out)
+{
+    double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30};
+    for (uint32_t k = 0; k < n; k++) {
+        if (k == l)
+            continue;
+        double c[3] = {slots[k].c.x, slots[k].c.y, slots[k].c.z};
+        for (int j = 0; j < 3; j++) {
+            lo[j] = fmin(lo[j], c[j] - slots[k].r);
+            hi[j] = fmax(hi[j], c[j] + slots[k].r);
+        }
+    }
+    double C[3] = {slots[l].c.x, slots[l].c.y, slots[l].c.z}, R = slots[l].r, a[3], t1[3], t2[3];
+    for (int j = 0; j < 3; j++)
+        a[j] = 0.5 * (lo[j] + hi[j]) - C[j];
+    double len = sqrt(dot3(a, a));
+    if (!(len > R))
+        return 0;
+    for (int j = 0; j < 3; j++)
+        a[j] /= len;
+    /* t1 across a, from the axis a is least aligned with; t2 = a x t1. */
+    int m = fabs(a[0]) <= fabs(a[1]) && fabs(a[0]) <= fabs(a[2]) ? 0 : fabs(a[1]) <= fabs(a[2]) ? 1 : 2;
+    double e[3] = {0.0, 0.0, 0.0};
+    e[m] = 1.0;
+    double ea = dot3(e, a);
+    for (int j = 0; j < 3; j++)
+        t1[j] = e[j] - ea * a[j];
+    double l1 = sqrt(dot3(t1, t1));
+    for (int j = 0; j < 3; j++)
+        t1[j] /= l1;
+    t2[0] = a[1] * t1[2] - a[2] * t1[1];
+    t2[1] = a[2] * t1[0] - a[0] * t1[2];
+    t2[2] = a[0] * t1[1] - a[1] * t1[0];
+    /* The others' box seen along a, widened by a quarter of its size on
+     * each side (bounces from the ground nearby reach them too). */
+    double u0 = 1e30, u1 = -1e30, v0 = 1e30, v1 = -1e30;
+    for (int k = 0; k < 8; k++) {
+        double p[3] = {k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]}, q[3];
+        for (int j = 0; j < 3; j++)
+            q[j] = p[j] - C[j];
+        u0 = fmin(u0, dot3(q, t1)), u1 = fmax(u1, dot3(q, t1));
+        v0 = fmin(v0, dot3(q, t2)), v1 = fmax(v1, dot3(q, t2));
+    }
+    double wide = 0.25 * fmax(u1 - u0, v1 - v0);
+    u0 -= wide, u1 += wide, v0 -= wide, v1 += wide;
+    double size = cell_scale * 2.0 * r2;
+    if (!(size > 0.0))
+        return 0;
+    while (ceil((u1 - u0) / size) * ceil((v1 - v0) / size) > PW_DIRMAP_MAX_CELLS)
+        size *= 1.25;
+    out->c = dv3(C);
+    out->t1 = dv3(t1);
+    out->t2 = dv3(t2);
+    out->u0 = (float)u0;
+    out->v0 = (float)v0;
+    out->inv_size = (float)(1.0 / size);
+    out->nu = (uint32_t)ceil((u1 - u0) / size);
+    out->nv = (uint32_t)ceil((v1 - v0) / size);
+    return out->nu * out->nv;
+}
+
+/* The ball around the large sphere's surface above cell (i, j): centred
+ * on the point above the cell's centre, through every point above the
+ * cell (5 x 5 points, corners included: the patch is nearly flat), with
+ * room for the origins' offsets. Cells that reach past the sphere's rim
+ * get rho 0, and every slot in their masks. */
+static int cell_ball(const pw_dirmap_cells *g, const pw_sphere *L, uint32_t i, uint32_t j, pw_dirmap *out)
+{
+    double C[3] = {L->c.x, L->c.y, L->c.z}, R = L->r, t1[3] = {g->t1.x, g->t1.y, g->t1.z};
+    double t2[3] = {g->t2.x, g->t2.y, g->t2.z}, a[3];
+    a[0] = t1[1] * t2[2] - t1[2] * t2[1];
+    a[1] = t1[2] * t2[0] - t1[0] * t2[2];
+    a[2] = t1[0] * t2[1] - t1[1] * t2[0];
+    double size = 1.0 / g->inv_size, ua = g->u0 + i * size, va = g->v0 + j * size;
+    double corner_u = fmax(fabs(ua), fabs(ua + size)), corner_v = fmax(fabs(va), fabs(va + size));
+    memset(out, 0, sizeof *out);
+    if (corner_u * corner_u + corner_v * corner_v >= 0.81 * R * R)
+        return 0;
+    double centre[3], p[3], far = 0.0;
+    cell_point(C, R, a, t1, t2, ua + 0.5 * size, va + 0.5 * size, centre);
+    for (int y = 0; y <= 4; y++)
+        for (int x = 0; x <= 4; x++) {
+            cell_point(C, R, a, t1, t2, ua + 0.25 * x * size, va + 0.25 * y * size, p);
+            double d[3] = {p[0] - centre[0], p[1] - centre[1], p[2] - centre[2]};
+            far = fmax(far, sqrt(dot3(d, d)));
+        }
+    out->c = dv3(centre);
+    out->rho = (float)far * 1.0001f + origin_pad(out->c);
+    return 1;
+}
+
+/* Origin maps need a ball per sphere, and for a sphere 8 times larger than
+ * any other the cells instead (which are smaller than its ball by far). */
+static uint32_t large_slot(const pw_sphere *slots, uint32_t n, float *r2)
+{
+    uint32_t l = 0;
+    for (uint32_t k = 1; k < n; k++)
+        l = slots[k].r > slots[l].r ? k : l;
+    *r2 = 0.0f;
+    for (uint32_t k = 0; k < n; k++)
+        if (k != l)
+            *r2 = fmaxf(*r2, slots[k].r);
+    return n >= 2 && slots[l].r > 8.0f * *r2 ? l : PW_NO_DIRMAP;
+}
+
+int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint32_t *prims, float cell_scale,
+                     pw_dirmaps *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t n = s->n_spheres;
     if (n > 64 || !slots || !prims)
         return 0;
+    float r2 = 0.0f;
+    uint32_t large = cell_scale > 0.0f ? large_slot(slots, n, &r2) : PW_NO_DIRMAP;
+    uint32_t n_cells = large != PW_NO_DIRMAP ? plan_cells(slots, n, large, r2, cell_scale, &out->cells) : 0;
+    uint32_t most = PW_DIRMAP_MAX + (cell_scale > 0.0f ? 2 * n + n_cells : 0);
+    out->maps = (pw_dirmap *)calloc(most, sizeof *out->maps);
+    out->masks = (uint64_t *)malloc((size_t)most * PW_DIRMAP_TEXELS * sizeof *out->masks);
+    texel_cone *tc = (texel_cone *)malloc(PW_DIRMAP_TEXELS * sizeof *tc);
+    if (cell_scale > 0.0f)
+        out->origin = (uint32_t *)malloc(n * sizeof *out->origin);
+    if (!out->maps || !out->masks || !tc || (cell_scale > 0.0f && !out->origin)) {
+        free(tc);
+        pw_dirmaps_free(out);
+        return 0;
+    }
+    texel_cones(tc);
     /* The camera's ball: the lens (a pinhole's is a point). */
     out->maps[0].c = s->cam.origin;
-    float rho[PW_DIRMAP_MAX];
-    rho[0] = s->cam.lens_radius * 1.001f + 1e-6f;
+    out->maps[0].rho = s->cam.lens_radius * 1.001f + 1e-6f;
     out->n = 1;
     /* Each sphere light's: a shadow ray to it stops 1e-4 of its length
      * short of the surface (pw_shadow_tmax_sphere), so the ball reaches a
@@ -101,33 +299,78 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
         if (s->lights[i].type != PW_LIGHT_SPHERE)
             continue;
         pw_sphere l = s->spheres[s->lights[i].prim];
-        out->maps[out->n].c = l.c;
-        rho[out->n] = l.r * 1.001f + 2e-3f;
+        pw_dirmap *m = &out->maps[out->n++];
+        m->c = l.c;
+        m->rho = l.r * 1.001f + 2e-3f;
         for (uint32_t k = 0; k < n; k++)
             if (prims[k] == s->lights[i].prim) {
-                out->maps[out->n].own_r = l.r;
-                out->maps[out->n].own_slot = k;
+                m->own_r = l.r;
+                m->own_slot = k;
             }
-        out->n++;
     }
-    out->masks = (uint64_t *)malloc((size_t)out->n * PW_DIRMAP_TEXELS * sizeof *out->masks);
-    if (!out->masks)
-        return 0;
-    for (uint32_t m = 0; m < out->n; m++) {
-        out->maps[m].rho = rho[m];
+    out->n_all = out->n;
+    /* Origin maps: each sphere's ball, with room for the offset origins
+     * of the rays that leave it; the large sphere's cells. */
+    for (uint32_t k = 0; out->origin && k < n; k++) {
+        out->origin[prims[k]] = k == large ? PW_DIRMAP_CELLS : out->n_all;
+        if (k == large)
+            continue;
+        pw_dirmap *m = &out->maps[out->n_all];
+        m->c = slots[k].c;
+        m->rho = slots[k].r * 1.0001f + origin_pad(slots[k].c) + 1e-4f * slots[k].r;
+        m->own_r = slots[k].r;
+        m->own_slot = k;
+        m->outward = 1;
+        out->maps[out->n_all + 1] = *m; /* the rays that leave it: the same ball */
+        out->maps[out->n_all + 1].outward = 0;
+        out->n_all += 2;
+    }
+    if (n_cells) {
+        out->cells.first = out->n_all;
+        for (uint32_t j = 0; j < out->cells.nv; j++)
+            for (uint32_t i = 0; i < out->cells.nu; i++) {
+                pw_dirmap *m = &out->maps[out->n_all++];
+                if (cell_ball(&out->cells, &slots[large], i, j, m)) {
+                    m->own_r = slots[large].r;
+                    m->own_slot = large;
+                }
+            }
+    }
+    for (uint32_t m = 0; m < out->n_all; m++) {
         uint64_t *masks = out->masks + (size_t)m * PW_DIRMAP_TEXELS;
-        build_map(out->maps[m].c, rho[m], slots, n, masks);
-        /* A light's own slot is added back by the lookup where needed
-         * (the camera's map, own_r 0, keeps every slot). */
+        if (m > 0 && out->maps[m].rho == 0.0f) { /* a cell past the rim: every slot */
+            for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++)
+                masks[t] = n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1u;
+            continue;
+        }
+        if (m > 0 && out->maps[m - 1].outward && out->origin)
+            build_outward_map(out->maps[m].c, out->maps[m].rho, slots, n, tc, masks);
+        else
+            build_map(out->maps[m].c, out->maps[m].rho, slots, n, tc, masks);
+        /* A map's own sphere is added back by the lookup where needed (the
+         * camera's map, own_r 0, keeps every slot). */
         if (out->maps[m].own_r > 0.0f)
             for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++)
                 masks[t] &= ~((uint64_t)1 << out->maps[m].own_slot);
     }
+    free(tc);
     return 1;
+}
+
+void pw_dirmaps_view(pw_scene_view *view, const pw_dirmaps *m)
+{
+    view->dirmaps = m->maps;
+    view->dirmap_masks = m->masks;
+    view->n_dirmaps = m->n;
+    view->dirmap_camera = 1;
+    view->dirmap_origin = m->origin;
+    view->dirmap_cells = m->cells;
 }
 
 void pw_dirmaps_free(pw_dirmaps *m)
 {
+    free(m->maps);
     free(m->masks);
+    free(m->origin);
     memset(m, 0, sizeof *m);
 }

@@ -11,7 +11,18 @@
  *    the other (pw_scene_view.dirmap_camera);
  *  - segments that end in B (shadow rays to a sphere light, which end just
  *    short of its surface): the segment reversed starts in B, so it is
- *    looked up by -d.
+ *    looked up by -d;
+ *  - bounce rays, which start on the sphere the path hit last (origin
+ *    maps): B is that sphere's ball, or for a sphere far larger than the
+ *    others (toy's ground) the ball of a cell of a grid over its surface
+ *    (pw_dirmap_cells). A ray leaving a sphere cannot hit it again, so its
+ *    map leaves it out, and the lookup adds it back for rays that do not
+ *    surely leave it (glass: rays inside it). A sphere has a second map
+ *    for the rays that leave it: such a ray, starting at o with
+ *    (o - c).d >= 0, stays in the half-cylinder of radius rho around the
+ *    ray c + s d, s >= 0, which a sphere touching the ball (a neighbour in
+ *    toy's grid, the ground under it) meets only for directions toward its
+ *    side, where the ball meets it in every direction.
  *
  * Why a mask from the ball's centre bounds every such ray: a ray x(t) =
  * o + t d with |o - c| <= rho stays within rho of y(t) = c + t d, the ray
@@ -52,22 +63,39 @@ extern "C" {
 #define PW_DIRMAP_TEXELS (6 * PW_DIRMAP_RES * PW_DIRMAP_RES)
 #define PW_DIRMAP_MAX 9 /* the camera and PW_MAX_SHADOW sphere lights */
 #define PW_NO_DIRMAP 0xffffffffu
+#define PW_DIRMAP_CELLS 0xfffffffeu /* pw_scene_view.dirmap_origin: the sphere's map is its cell's */
+#define PW_DIRMAP_MAX_CELLS 1024u
 
-/* The maps of a small sphere scene: dirmaps[0] the camera's lens, then
- * one per sphere light (host memory; pw_dirmaps_free). */
+/* Where a closest-hit ray starts (pw_trace_from): on sphere origin (a
+ * sphere id below PW_ORIGIN_LENS), on the camera's lens, or unknown. Eight
+ * bits, so that a path carries it among its flags. */
+#define PW_ORIGIN_LENS 0xfeu
+#define PW_ORIGIN_UNKNOWN 0xffu
+
+/* The maps of a small sphere scene: maps[0] the camera's lens, one per
+ * sphere light (n in all), then with origin maps one per sphere and the
+ * cells of a large one (n_all in all; host memory; pw_dirmaps_free). */
 typedef struct pw_dirmaps {
-    pw_dirmap maps[PW_DIRMAP_MAX];
-    uint64_t *masks; /* n * PW_DIRMAP_TEXELS, map by map */
-    uint32_t n;
+    pw_dirmap *maps;
+    uint64_t *masks;  /* n_all * PW_DIRMAP_TEXELS, map by map */
+    uint32_t n, n_all;
+    uint32_t *origin; /* by sphere id, with origin maps (else NULL): as pw_scene_view.dirmap_origin */
+    pw_dirmap_cells cells;
 } pw_dirmaps;
 
 /* Builds the maps of s over its spheres in the order slots holds them
  * (the groups' run order), prims[i] being slot i's sphere id: slot i is
  * bit i of the masks. A light's map leaves the light's own slot out
- * (pw_dirmap_misses_own). Returns 0 when out of memory or when s has more
- * than 64 spheres; with no sphere lights only the camera's map is made. */
-int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint32_t *prims, pw_dirmaps *out);
+ * (pw_dirmap_misses_own), and so does a sphere's origin map (or its
+ * cells'). cell_scale sets the cells' size, in diameters of the largest
+ * other sphere; 0 makes no origin maps. Returns 0 when out of memory or
+ * when s has more than 64 spheres; with no sphere lights only the
+ * camera's map (and the origin maps) is made. */
+int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint32_t *prims, float cell_scale,
+                     pw_dirmaps *out);
 void pw_dirmaps_free(pw_dirmaps *m);
+/* Points view's direction maps at those of m (host memory). */
+void pw_dirmaps_view(pw_scene_view *view, const pw_dirmaps *m);
 
 /* The texel of direction d (not necessarily of unit length): the face of
  * its largest component, then the other two components over it;
@@ -128,19 +156,52 @@ PW_HD int pw_dirmap_misses_own(const pw_dirmap *m, pw_vec3 rel, pw_vec3 d, float
     return tmax >= 4.0f * r && v3_len2(rel) >= fmaf(r, r, 2e-5f * r * tmax) && v3_dot(rel, d) <= -1e-5f * tmax;
 }
 
+/* The origin map of a ray from o that leaves sphere `from`, if o lies in
+ * its ball (else PW_NO_DIRMAP: a glass path's origin inside a ball of no
+ * map, a ground point off the grid). */
+PW_HD uint32_t pw_dirmap_of_origin(const pw_scene_view *s, pw_vec3 o, uint32_t from)
+{
+    uint32_t m = s->dirmap_origin[from];
+    if (m == PW_DIRMAP_CELLS) {
+        const pw_dirmap_cells *g = &s->dirmap_cells;
+        pw_vec3 q = v3_sub(o, g->c);
+        float u = (v3_dot(q, g->t1) - g->u0) * g->inv_size, v = (v3_dot(q, g->t2) - g->v0) * g->inv_size;
+        if (!(u >= 0.0f && v >= 0.0f && u < (float)g->nu && v < (float)g->nv))
+            return PW_NO_DIRMAP;
+        m = g->first + (uint32_t)v * g->nu + (uint32_t)u;
+    }
+    if (m == PW_NO_DIRMAP || v3_len2(v3_sub(o, s->dirmaps[m].c)) > s->dirmaps[m].rho * s->dirmaps[m].rho)
+        return PW_NO_DIRMAP;
+    return m;
+}
+
 /* The slots a ray can hit, from the map that bounds it, or all ones when
- * none does: a closest-hit ray from inside the camera's ball (where the
- * view's dirmap_camera allows), or a segment (o, o + tmax d) that ends
- * inside a light's (with the light's own slot where the segment may
- * reach it). */
-PW_HD uint64_t pw_dirmap_slots(const pw_scene_view *s, pw_ray r, float tmax, int any_hit)
+ * none does: a closest-hit ray that leaves a sphere with an origin map
+ * (with the sphere's own slot unless the ray surely leaves it), one from
+ * inside the camera's ball (where the view's dirmap_camera allows), or a
+ * segment (o, o + tmax d) that ends inside a light's (with the light's
+ * own slot where the segment may reach it). */
+PW_HD uint64_t pw_dirmap_slots(const pw_scene_view *s, pw_ray r, float tmax, int any_hit, uint32_t origin)
 {
     uint32_t map = PW_NO_DIRMAP;
-    uint64_t own = 0; /* the light of a segment's map, unless surely missed */
+    uint64_t own = 0; /* the sphere left out of the map, unless surely missed */
     pw_vec3 d = r.d;
     if (!any_hit) {
-        if (s->dirmap_camera && v3_len2(v3_sub(r.o, s->dirmaps[0].c)) <= s->dirmaps[0].rho * s->dirmaps[0].rho)
+        if (origin < PW_ORIGIN_LENS && s->dirmap_origin) {
+            map = pw_dirmap_of_origin(s, r.o, origin);
+            if (map != PW_NO_DIRMAP) {
+                uint32_t k = s->dirmaps[map].own_slot;
+                pw_sphere sp = s->group_spheres[k];
+                pw_vec3 f = v3_sub(r.o, sp.c);
+                if (!pw_sphere_left_behind(pw_sphere_b(f, r.d), pw_sphere_cc(f, sp.r * sp.r)))
+                    own = (uint64_t)1 << k;
+                else
+                    map += s->dirmaps[map].outward;
+            }
+        } else if (s->dirmap_camera &&
+                   v3_len2(v3_sub(r.o, s->dirmaps[0].c)) <= s->dirmaps[0].rho * s->dirmaps[0].rho) {
             map = 0;
+        }
     } else if (tmax < PW_INF) {
         for (uint32_t i = 1; i < s->n_dirmaps && map == PW_NO_DIRMAP; i++) {
             const pw_dirmap *m = &s->dirmaps[i];

@@ -50,15 +50,17 @@ void pw_sphere_groups_free(pw_sphere_groups *g);
 }
 #endif
 
-/* Closest (or with any_hit, any) hit in (tmin, tmax) among the spheres of
- * s's groups (s->groups, s->group_spheres, s->group_prims). The boxes are
- * tested first into a mask; the runs entered are then taken lowest first,
- * each sphere against the closest hit so far. */
-PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+/* Closest (or with any_hit, any) hit in (tmin, tmax), tmin >= 0, among
+ * the spheres of s's groups (s->groups, s->group_spheres, s->group_prims),
+ * for a ray that starts at origin (a PW_ORIGIN_* or a sphere id). The
+ * boxes are tested first into a mask; the runs entered are then taken
+ * lowest first, each sphere against the closest hit so far. */
+PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, uint32_t origin, float tmin, float tmax,
+                                 int any_hit, pw_hit *hit)
 {
-    /* Shadow rays to sphere lights, and the wavefront's camera rays: the
-     * few spheres their direction map lists. */
-    uint64_t listed = pw_dirmap_slots(s, r, tmax, any_hit);
+    /* Shadow rays to sphere lights, camera rays and bounce rays: the few
+     * spheres their direction map lists. */
+    uint64_t listed = pw_dirmap_slots(s, r, tmax, any_hit, origin);
     if (listed != ~(uint64_t)0)
         return pw_trace_sphere_slots(s->group_spheres, s->group_prims, r, tmin, tmax, any_hit, listed, hit);
     pw_vec3 inv_d = pw_safe_inverse_approx(r.d), oid = v3_mul(r.o, inv_d);

@@ -30,8 +30,11 @@ PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, flo
  * where two triangles tie exactly (a ray through their shared edge), the
  * layouts and walk orders (the GPU's sorted 4-wide walk, the CPU's 8-wide
  * tree) may report either one. With any_hit only the verdict is defined:
- * which occluder is reported differs between layouts. */
-PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+ * which occluder is reported differs between layouts. origin tells where
+ * the ray starts (a PW_ORIGIN_* or the sphere a bounce leaves), for the
+ * sphere groups' direction maps. */
+PW_HD int pw_trace_from(const pw_scene_view *s, pw_ray r, uint32_t origin, float tmin, float tmax, int any_hit,
+                        pw_hit *hit)
 {
 #if !PW_DEVICE_CODE
     if (s->cpu_bvh8) {
@@ -48,27 +51,34 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
     if (s->flat_spheres == PW_FLAT_LIST)
         return pw_trace_sphere_list(s, r, tmin, tmax, any_hit, hit);
     if (s->flat_spheres == PW_FLAT_GROUPS)
-        return pw_trace_sphere_groups(s, r, tmin, tmax, any_hit, hit);
+        return pw_trace_sphere_groups(s, r, origin, tmin, tmax, any_hit, hit);
+    (void)origin;
     if (s->wide_bvh)
         return pw_bvh4_trace(s, r, tmin, tmax, any_hit, hit);
     return pw_bvh_trace(s, r, tmin, tmax, any_hit, hit);
 }
 
+/* pw_trace_from for a ray whose origin is not known (only the sphere
+ * groups' direction maps use it: see sphere_dirmap.h). */
+PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+{
+    return pw_trace_from(s, r, PW_ORIGIN_UNKNOWN, tmin, tmax, any_hit, hit);
+}
+
 /* Closest hits for the GPU wavefront's extend stage, a kernel that does
  * nothing but walk: for bounce rays over the 4-wide BVH, the walk with
  * postponed leaves (pw_bvh4_trace_postponed); for camera rays, whose lanes
- * mostly step alike already, and otherwise, pw_trace. Measured
+ * mostly step alike already, and otherwise, pw_trace_from. Measured
  * (docs/PERFORMANCE.md): postponed for every ray, bunnies-mixed +1-2% but
  * sponza -2%, bunny -1-2%; for bounce rays only, bunnies-mixed +1.5-2%,
  * sponza unchanged. The megakernels keep pw_trace's walk. */
-PW_HD int pw_trace_extend(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int camera_rays, pw_hit *hit)
+PW_HD int pw_trace_extend(const pw_scene_view *s, pw_ray r, uint32_t origin, float tmin, float tmax, pw_hit *hit)
 {
 #if PW_DEVICE_CODE
-    if (!camera_rays && s->wide_bvh && s->flat_spheres == PW_FLAT_NONE)
+    if (origin != PW_ORIGIN_LENS && s->wide_bvh && s->flat_spheres == PW_FLAT_NONE)
         return pw_bvh4_trace_postponed(s, r, tmin, tmax, hit);
 #endif
-    (void)camera_rays;
-    return pw_trace(s, r, tmin, tmax, 0, hit);
+    return pw_trace_from(s, r, origin, tmin, tmax, 0, hit);
 }
 
 #endif

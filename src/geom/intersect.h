@@ -16,21 +16,30 @@
  * 6.5% of toy's warp instructions, run by 6 lanes of 32 (toy +3%,
  * toy-small +5%, docs/PERFORMANCE.md). Returns the nearest t in (tmin,
  * tmax) or -1. */
+/* The sphere test's terms for f = o - c: b, the distance along d to the
+ * point nearest the centre, and cc, |f|^2 - r2 (r2 = r * r; positive
+ * outside). */
+PW_HD float pw_sphere_b(pw_vec3 f, pw_vec3 d) { return -fmaf(f.z, d.z, fmaf(f.y, d.y, f.x * d.x)); }
+PW_HD float pw_sphere_cc(pw_vec3 f, float r2) { return fmaf(f.z, f.z, fmaf(f.y, f.y, f.x * f.x)) - r2; }
+
+/* Outside the sphere (cc > 0) with its centre behind (b < 0), both roots
+ * are negative (q = b - sqrt(disc) < 0 and cc / q < 0): the ray leaves the
+ * sphere behind and hits it at no t >= 0. Most rays start on a surface
+ * they leave, with spheres behind them. */
+PW_HD int pw_sphere_left_behind(float b, float cc) { return b < 0.0f && cc > 0.0f; }
+
 PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float tmin, float tmax)
 {
     pw_vec3 f = v3_sub(o, c);
-    float b = -fmaf(f.z, d.z, fmaf(f.y, d.y, f.x * d.x));
+    float b = pw_sphere_b(f, d);
     pw_vec3 l = v3(fmaf(d.x, b, f.x), fmaf(d.y, b, f.y), fmaf(d.z, b, f.z));
     float r2 = r * r;
     float disc = r2 - fmaf(l.z, l.z, fmaf(l.y, l.y, l.x * l.x));
     if (disc < 0.0f)
         return -1.0f;
-    float cc = fmaf(f.z, f.z, fmaf(f.y, f.y, f.x * f.x)) - r2;
-    /* Outside the sphere (cc > 0) with its centre behind (b < 0), both
-     * roots are negative (q = b - sqrt(disc) < 0 and cc / q < 0): no hit
-     * above a tmin >= 0, and the square root and the division are spared.
-     * Most rays start on a surface they leave, with spheres behind them. */
-    if (b < 0.0f && cc > 0.0f && tmin >= 0.0f)
+    float cc = pw_sphere_cc(f, r2);
+    /* No hit above a tmin >= 0: the square root and the division are spared. */
+    if (pw_sphere_left_behind(b, cc) && tmin >= 0.0f)
         return -1.0f;
     float q = b + copysignf(pw_sqrt_approx(disc), b);
     float t0 = q != 0.0f ? pw_div_approx(cc, q) : 0.0f, t1 = q;

@@ -15,6 +15,10 @@
 /* Path flags. */
 #define PW_PATH_SPECULAR 1u        /* last vertex was the camera or a specular lobe: emission gets full weight */
 #define PW_PATH_COUNT_EMISSION 2u  /* toy mode: emission is counted at the next hit */
+/* Bits 8-15 of the flags: where the path's ray starts, the lens or the
+ * sphere it leaves (PW_ORIGIN_*, accel/sphere_dirmap.h), which picks the
+ * direction map its closest hit goes through in a scene of sphere groups. */
+#define PW_PATH_ORIGIN_SHIFT 8u
 
 /* 64 bytes: everything a path carries from one bounce to the next. */
 typedef struct pw_path {
@@ -27,6 +31,15 @@ typedef struct pw_path {
     uint32_t flags;   /*  4 */
 } pw_path;
 PW_SIZE_CHECK(pw_path, 64);
+
+PW_HD uint32_t pw_path_origin(const pw_path *p) { return p->flags >> PW_PATH_ORIGIN_SHIFT & 0xffu; }
+
+/* The origin code of a ray that leaves primitive prim: the sphere's id
+ * where it fits in eight bits. */
+PW_HD uint32_t pw_origin_of_prim(const pw_scene_view *s, uint32_t prim)
+{
+    return pw_prim_is_sphere(s, prim) && prim < PW_ORIGIN_LENS ? prim : PW_ORIGIN_UNKNOWN;
+}
 
 /* A connection to a light: contrib is added to the path's pixel when the
  * segment from ray.o to distance tmax is unoccluded. */
@@ -124,7 +137,7 @@ PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm,
     p.L = v3s(0.0f);
     p.prev_pdf = 0.0f;
     p.depth = 0;
-    p.flags = PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION;
+    p.flags = PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION | PW_ORIGIN_LENS << PW_PATH_ORIGIN_SHIFT;
     return p;
 }
 
@@ -274,7 +287,8 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
         return 0;
     p->beta = v3_mul(p->beta, bs.weight);
     p->prev_pdf = bs.pdf;
-    p->flags = (bs.specular ? PW_PATH_SPECULAR : 0u) | (m->type != PW_MAT_LAMBERT ? PW_PATH_COUNT_EMISSION : 0u);
+    p->flags = (bs.specular ? PW_PATH_SPECULAR : 0u) | (m->type != PW_MAT_LAMBERT ? PW_PATH_COUNT_EMISSION : 0u) |
+               pw_origin_of_prim(s, h->prim) << PW_PATH_ORIGIN_SHIFT;
     p->ray.o = toy_lambert ? pw_offsets_for(&off, bs.wi) : pw_offset_origin(sf.p, sf.ng, bs.wi);
     p->ray.d = bs.wi;
     p->depth++;
@@ -445,7 +459,7 @@ PW_HD void pw_path_finish(const pw_scene_view *s, const pw_render_params *prm, p
     for (;;) {
         pw_hit h;
         (*ext_rays)++;
-        if (!pw_trace(s, p->ray, s->t_min, PW_INF, 0, &h)) {
+        if (!pw_trace_from(s, p->ray, pw_path_origin(p), s->t_min, PW_INF, 0, &h)) {
             pw_path_miss(s, prm, p);
             return;
         }
@@ -615,7 +629,7 @@ PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *pr
         if (active) {
             if (need_trace) {
                 (*ext_rays)++;
-                alive = pw_trace(s, p.ray, s->t_min, PW_INF, 0, &h);
+                alive = pw_trace_from(s, p.ray, pw_path_origin(&p), s->t_min, PW_INF, 0, &h);
                 if (!alive)
                     pw_path_miss(s, prm, &p);
             }

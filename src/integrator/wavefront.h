@@ -82,7 +82,8 @@ typedef struct pw_wave {
     uint32_t *counters;   /* PW_WF_COUNTERS words */
 } pw_wave;
 
-/* Depth and flags share a word: depth is at most 1024 (the settings' bound). */
+/* Depth and flags (16 bits: PW_PATH_* and the origin) share a word: depth
+ * is at most 1024 (the settings' bound). */
 #define PW_WF_FLAGS_SHIFT 16
 
 /* The path at position i of queue q, with zero radiance: what it gathered
@@ -191,17 +192,18 @@ PW_HD uint32_t pw_wf_shade_key(const pw_scene_view *s, uint32_t prim)
     return prim == PW_NO_HIT ? (uint32_t)PW_MAT_COUNT : s->mats[pw_prim_material(s, prim)].type;
 }
 
-/* extend: the closest hit of the path at position i of queue q (camera
- * rays: the first bounce, pw_trace_extend); returns its primitive
+/* extend: the closest hit of the path at position i of queue q
+ * (pw_trace_extend, told where the ray starts); returns its primitive
  * (PW_NO_HIT on a miss). */
-PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, int camera_rays, uint32_t i)
+PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, uint32_t i)
 {
     pw_f4 o = pw_f4_load(&w->org[q][i]), d = pw_f4_load(&w->dir[q][i]);
     pw_ray r;
     r.o = v3(o.x, o.y, o.z);
     r.d = v3(d.x, d.y, d.z);
+    uint32_t origin = pw_f4_bits(d.w) >> (PW_WF_FLAGS_SHIFT + PW_PATH_ORIGIN_SHIFT) & 0xffu;
     pw_hit h;
-    pw_trace_extend(s, r, s->t_min, PW_INF, camera_rays, &h);
+    pw_trace_extend(s, r, origin, s->t_min, PW_INF, &h);
     pw_f4_store(&w->hit[i], h.t, pw_int_as_float((int32_t)h.prim), h.u, h.v);
     return h.prim;
 }

@@ -198,11 +198,23 @@ PW_SIZE_CHECK(pw_sphere_group, 32);
 typedef struct pw_dirmap {
     pw_vec3 c;
     float rho;         /* its radius */
-    float own_r;       /* the light's radius (centre c); 0: the camera's map */
-    uint32_t own_slot; /* the light's group slot (0 in the camera's map, never used) */
-    uint32_t pad[2];
+    float own_r;       /* the light's (or the origin map's sphere's) radius; 0: the camera's map */
+    uint32_t own_slot; /* the light's (sphere's) group slot (0 in the camera's map, never used) */
+    uint32_t outward;  /* an origin map of a sphere's ball: 1, and the next map is for rays that leave the sphere */
+    uint32_t pad;
 } pw_dirmap;
 PW_SIZE_CHECK(pw_dirmap, 32);
+
+/* A grid of direction maps over the surface of one sphere far larger
+ * than the others (toy's ground): cells of a square grid in the plane
+ * across the axis from its centre toward the others, each cell the map of
+ * the ball around the sphere's surface above it (accel/sphere_dirmap.h). */
+typedef struct pw_dirmap_cells {
+    pw_vec3 c;               /* the sphere's centre */
+    pw_vec3 t1, t2;          /* the grid's axes */
+    float u0, v0, inv_size;  /* the grid's corner along t1 and t2, and 1 / cell size */
+    uint32_t nu, nv, first;  /* cells along t1 and t2, and the map of cell 0 (cell (i, j): first + j nu + i) */
+} pw_dirmap_cells;
 
 /* How a sphere-only scene's rays find their hits (pw_scene_view.flat_spheres). */
 #define PW_FLAT_NONE 0u   /* through the BVH */
@@ -251,8 +263,10 @@ typedef struct pw_scene_view {
     uint32_t n_groups;
     const pw_dirmap *dirmaps;      /* PW_FLAT_GROUPS, optional: the camera's and the sphere lights' direction maps */
     const uint64_t *dirmap_masks;  /* PW_DIRMAP_TEXELS masks of group slots each */
-    uint32_t n_dirmaps;
-    uint32_t dirmap_camera;        /* closest-hit rays from the lens use dirmaps[0] (the megakernels clear it) */
+    uint32_t n_dirmaps;            /* the camera's and the lights' (origin maps follow them) */
+    uint32_t dirmap_camera;        /* closest-hit rays from the lens use dirmaps[0] */
+    const uint32_t *dirmap_origin; /* optional, by sphere id: the map of rays that leave it, PW_DIRMAP_CELLS or PW_NO_DIRMAP */
+    pw_dirmap_cells dirmap_cells;  /* the cells of PW_DIRMAP_CELLS */
 
     pw_env env;
     float env_prob; /* probability that a light sample goes to the environment map (0 without one) */

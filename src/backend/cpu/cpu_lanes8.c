@@ -239,7 +239,7 @@ static void begin8(lanes8 *ls, f32x8 m, const pw_scene_view *s, const pw_render_
 {
     u32x8 pixel = iadd(_mm256_mullo_epi32(ls->py, isplat(prm->width)), ls->px);
     u32x8 key = hash_combine8(hash_combine8(ls->seed_key, pixel), ls->sample);
-    rng8 rng = rng8_for(hash_combine8(key, _mm256_setzero_si256()));
+    rng8 rng = rng8_for(key); /* pw_bounce_key(key, 0) */
     f32x8 all = as_mask(_mm256_set1_epi32(-1));
     f32x8 jx = draw(&rng, all), jy = draw(&rng, all), l1 = draw(&rng, all), l2 = draw(&rng, all);
     f32x8 u = divide(add(_mm256_cvtepi32_ps(ls->px), jx), fsplat((float)prm->width));
@@ -576,7 +576,8 @@ static f32x8 shade8(lanes8 *ls, f32x8 hit, u32x8 prim, f32x8 t, const pw_scene_v
     f32x8 bounce = and8(as_mask(_mm256_cmpgt_epi32(isplat(prm->max_depth), ls->depth)), hit); /* depth < max */
     if (!bits(bounce))
         return bounce;
-    rng8 rng = rng8_for(hash_combine8(ls->key, iadd(ls->depth, isplat(1))));
+    rng8 rng = rng8_for(iadd(ls->key, _mm256_mullo_epi32(iadd(ls->depth, isplat(1)),
+                                                         isplat(PW_RNG_BOUNCE_DIMS * PW_GOLDEN)))); /* pw_bounce_key */
     f32x8 lambert = and8(ieq(h.type, isplat(PW_MAT_LAMBERT)), bounce);
     if (prm->light_mode == PW_LIGHT_MODE_TOY && bits(lambert))
         *n_shadows = toy_lights8(s, ls, &h, prim, lambert, &rng, shadows);

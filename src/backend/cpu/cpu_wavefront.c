@@ -38,7 +38,7 @@ static void extend_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_extend(c->w, &c->r->view, c->bounce & 1u, c->bounce == 0, i);
+        pw_wf_extend(c->w, &c->r->view, c->bounce & 1u, i);
 }
 
 static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32_t e)

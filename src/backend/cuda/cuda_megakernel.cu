@@ -88,11 +88,13 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
         view->flat_spheres = (uint32_t)list;
     if (wide != MEGA_ANY)
         view->wide_bvh = (uint32_t)wide;
-    /* Camera rays walk the sphere groups here, not the camera's direction
-     * map: a warp's lanes begin new paths at different passes, and its
-     * camera and bounce rays would take the two walks one after the other
-     * (toy 12,770 Mray/s with the map, 13,200 without). */
-    view->dirmap_camera = 0;
+    /* Without origin maps camera rays walk the sphere groups here, not the
+     * camera's direction map: a warp's lanes begin new paths at different
+     * passes, and its camera and bounce rays would take the two walks one
+     * after the other (toy 12,770 Mray/s with the map, 13,200 without).
+     * With them, every closest hit takes a map. */
+    if (!view->dirmap_origin)
+        view->dirmap_camera = 0;
     /* A literal primitive count compiles out the other kind's branches (pw_prim_is_sphere). */
     if (only == ONLY_SPHERES)
         view->n_tris = 0;
@@ -199,6 +201,7 @@ MEGA_KERNEL_S(pw_megakernel_toy_groups_stream, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_
  * mode of toy-small and rtiow. */
 MEGA_KERNEL(pw_megakernel_nolight_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_NONE, 0, ONLY_SPHERES)
 MEGA_KERNEL(pw_megakernel_nolight_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_LIST, 0, ONLY_SPHERES)
+MEGA_KERNEL(pw_megakernel_nolight_groups, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_GROUPS, 0, ONLY_SPHERES)
 /* Microfacet materials, textures or delta lights: kernels of their own,
  * so that the registers they need do not burden renders without; and the
  * same with ray splitting. */
@@ -230,8 +233,10 @@ static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
         return v->flat_spheres == PW_FLAT_LIST     ? pw_megakernel_toy_list
                : v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_toy_groups
                                                    : pw_megakernel_toy_bvh;
-    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE && v->flat_spheres != PW_FLAT_GROUPS)
-        return v->flat_spheres == PW_FLAT_LIST ? pw_megakernel_nolight_list : pw_megakernel_nolight_bvh;
+    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE)
+        return v->flat_spheres == PW_FLAT_LIST     ? pw_megakernel_nolight_list
+               : v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_nolight_groups
+                                                   : pw_megakernel_nolight_bvh;
     return pw_megakernel;
 }
 
@@ -440,7 +445,16 @@ static pw_status create(pw_renderer *r, cuda_state *c)
         if (shape && sscanf(shape, "%ux%u", &er, &el) == 2 && er >= 1 && er <= PW_GROUPS_MAX &&
             el <= PW_GROUPS_MAX_SPHERES && er * el >= r->scene->n_spheres)
             runs = er, len = el;
-        st = pw_cuda_scene_upload_groups(&r->view, runs, len, &c->scene);
+        /* Origin maps' cells half a sphere across for the megakernel, a
+         * whole one for the wavefront: toy 19,240 / 19,506 Mray/s against
+         * 18,979 / 19,035, and 8,260 / 8,225 against 8,399 / 8,367
+         * (docs/PERFORMANCE.md). */
+        float cells = r->backend == PW_BACKEND_CUDA_WAVE ? 1.0f : 0.5f;
+        st = pw_cuda_scene_upload_groups(&r->view, runs, len, cells, &c->scene);
+        /* PATHWAVE_MEGA_CAMERA_MAP=0: camera rays walk the runs, for comparisons. */
+        const char *cam = getenv("PATHWAVE_MEGA_CAMERA_MAP");
+        if (cam && *cam == '0')
+            c->scene.view.dirmap_camera = 0;
     }
     return st;
 }

@@ -85,28 +85,37 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
 }
 
 /* The direction maps of a scene of sphere groups g (accel/sphere_dirmap.h). */
-static pw_status upload_dirmaps(const pw_scene_view *host, const pw_sphere_groups *g, pw_cuda_scene *out)
+static pw_status upload_dirmaps(const pw_scene_view *host, const pw_sphere_groups *g, float cell_scale,
+                                pw_cuda_scene *out)
 {
-    /* PATHWAVE_CUDA_DIRMAPS=0 leaves them out, for comparisons; maps that
-     * cannot be built (host memory) leave those rays on the runs. */
-    const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS");
+    /* PATHWAVE_CUDA_DIRMAPS=0 leaves them out, for comparisons, and
+     * PATHWAVE_CUDA_ORIGIN_MAPS sets another cell scale (0: no origin maps);
+     * maps that cannot be built (host memory) leave those rays on the runs. */
+    const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS"), *origin = getenv("PATHWAVE_CUDA_ORIGIN_MAPS");
+    if (origin && *origin)
+        cell_scale = (float)atof(origin);
     pw_dirmaps dm;
-    if ((maps && *maps == '0') || !pw_dirmaps_build(host, g->spheres, g->prims, &dm))
+    if ((maps && *maps == '0') || !pw_dirmaps_build(host, g->spheres, g->prims, cell_scale, &dm))
         return PW_OK;
-    pw_status st = upload(out, dm.maps, dm.n * sizeof *dm.maps, (const void **)&out->view.dirmaps, "direction maps");
+    pw_status st = upload(out, dm.maps, dm.n_all * sizeof *dm.maps, (const void **)&out->view.dirmaps,
+                          "direction maps");
     if (st == PW_OK)
-        st = upload(out, dm.masks, (size_t)dm.n * PW_DIRMAP_TEXELS * sizeof *dm.masks,
+        st = upload(out, dm.masks, (size_t)dm.n_all * PW_DIRMAP_TEXELS * sizeof *dm.masks,
                     (const void **)&out->view.dirmap_masks, "direction maps");
+    if (st == PW_OK && dm.origin)
+        st = upload(out, dm.origin, host->n_spheres * sizeof *dm.origin, (const void **)&out->view.dirmap_origin,
+                    "direction maps");
     if (st == PW_OK) {
         out->view.n_dirmaps = dm.n;
         out->view.dirmap_camera = 1;
+        out->view.dirmap_cells = dm.cells;
     }
     pw_dirmaps_free(&dm);
     return st;
 }
 
 pw_status pw_cuda_scene_upload_groups(const pw_scene_view *host, uint32_t max_runs, uint32_t run_len,
-                                      pw_cuda_scene *out)
+                                      float cell_scale, pw_cuda_scene *out)
 {
     /* Groups that cannot be built (a cut whose boxes overflow, or host
      * memory short for three small arrays) leave the scene on its BVH,
@@ -127,7 +136,7 @@ pw_status pw_cuda_scene_upload_groups(const pw_scene_view *host, uint32_t max_ru
         out->view.flat_spheres = PW_FLAT_GROUPS;
     }
     if (st == PW_OK)
-        st = upload_dirmaps(host, &g, out);
+        st = upload_dirmaps(host, &g, cell_scale, out);
     pw_sphere_groups_free(&g);
     return st;
 }

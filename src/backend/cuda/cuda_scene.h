@@ -13,10 +13,12 @@ typedef struct pw_cuda_scene {
 
 pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_cuda_scene *out);
 /* Adds the sphere groups of a small sphere-only scene (accel/sphere_groups.h)
- * and sets out->view.flat_spheres to PW_FLAT_GROUPS; where the groups
- * cannot be built it changes nothing (the BVH stays) and returns PW_OK. */
+ * and their direction maps, origin maps with cells of cell_scale
+ * (pw_dirmaps_build), and sets out->view.flat_spheres to PW_FLAT_GROUPS;
+ * where the groups cannot be built it changes nothing (the BVH stays) and
+ * returns PW_OK. */
 pw_status pw_cuda_scene_upload_groups(const pw_scene_view *host, uint32_t max_runs, uint32_t run_len,
-                                      pw_cuda_scene *out);
+                                      float cell_scale, pw_cuda_scene *out);
 void pw_cuda_scene_free(pw_cuda_scene *d);
 
 #endif

@@ -129,7 +129,7 @@ __device__ __forceinline__ static uint32_t *lists_at(uint32_t *sorted, uint32_t 
 __device__ __forceinline__ static void extend_item(pw_wave *w, const pw_scene_view *v, uint32_t q, uint32_t bounce,
                                                    uint32_t *sorted, uint32_t i)
 {
-    uint32_t prim = pw_wf_extend(w, v, q, bounce == 0, i);
+    uint32_t prim = pw_wf_extend(w, v, q, i);
     if (lists_at(sorted, bounce))
         file_by_key(w, sorted, pw_wf_shade_key(v, prim), i);
 }
