@@ -221,15 +221,24 @@ PW_HD uint64_t pw_dirmap_slots(const pw_scene_view *s, pw_ray r, float tmax, int
 }
 
 /* Closest (or any) hit among the spheres of the slots set in mask:
- * spheres[i] for bit i, whose id is prims[i]. */
+ * spheres[i] for bit i, whose id is prims[i]. The slots go highest first,
+ * a 32-bit half of the mask at a time: finding a 64-bit mask's lowest bit
+ * and clearing it took 14 instructions on the GPU, half of each pass of
+ * this loop, where the highest bit of a word is one (FLO). */
 PW_HD int pw_trace_sphere_slots(const pw_sphere *spheres, const uint32_t *prims, pw_ray r, float tmin, float tmax,
                                 int any_hit, uint64_t mask, pw_hit *hit)
 {
     int found = 0;
     pw_hit_none(hit, tmax);
-    while (mask) {
-        uint32_t i = pw_lowest_bit64(mask);
-        mask &= mask - 1u;
+    uint32_t word = (uint32_t)(mask >> 32), rest = (uint32_t)mask, base = 32;
+    while (word | rest) {
+        if (!word) {
+            word = rest;
+            rest = 0;
+            base = 0;
+        }
+        uint32_t b = pw_highest_bit(word), i = base + b;
+        word ^= 1u << b;
         pw_sphere sp = spheres[i];
         if (pw_hit_sphere(sp.c, sp.r, i, r.o, r.d, tmin, &tmax, hit)) { /* a slot until the end */
             found = 1;

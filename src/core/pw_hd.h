@@ -164,13 +164,14 @@ static inline void pw_sincos_host(float x, float *s, float *c)
 #define PW_NO_UNROLL
 #endif
 
-/* Index of the lowest set bit of a non-zero mask. */
+/* Index of the lowest, and of the highest, set bit of a non-zero mask
+ * (the highest is one instruction on the GPU, FLO). */
 #if PW_DEVICE_CODE
 #define pw_lowest_bit(m) ((uint32_t)__ffs((int)(m)) - 1u)
-#define pw_lowest_bit64(m) ((uint32_t)__ffsll((long long)(m)) - 1u)
+#define pw_highest_bit(m) (31u - (uint32_t)__clz((int)(m)))
 #else
 #define pw_lowest_bit(m) ((uint32_t)__builtin_ctz((unsigned)(m)))
-#define pw_lowest_bit64(m) ((uint32_t)__builtin_ctzll((unsigned long long)(m)))
+#define pw_highest_bit(m) (31u - (uint32_t)__builtin_clz((unsigned)(m)))
 #endif
 
 /* Hot structs state their size where they are declared, and this checks it. */
