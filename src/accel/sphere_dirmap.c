@@ -37,6 +37,12 @@ typedef struct texel_cone {
     double spread, cos_spread, sin_spread;
 } texel_cone;
 
+/* The same, array by array, for build_map's inner loop over texels. */
+typedef struct texel_cones_soa {
+    double wx[PW_DIRMAP_TEXELS], wy[PW_DIRMAP_TEXELS], wz[PW_DIRMAP_TEXELS];
+    double cos_spread[PW_DIRMAP_TEXELS], sin_spread[PW_DIRMAP_TEXELS];
+} texel_cones_soa;
+
 static void texel_cones(texel_cone *tc)
 {
     const double res = PW_DIRMAP_RES, ang_margin = 1e-4;
@@ -88,21 +94,24 @@ static seen_sphere see_sphere(pw_vec3 c, float rho, pw_sphere sp)
 /* The masks of one ball (c, rho) over the n spheres of slots sp: a sphere
  * is listed in a texel when the angle between the texel's direction and
  * the sphere's is at most its reach plus the texel's spread, that is when
- * their cosine is at least cos(reach + spread). */
-static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, const texel_cone *tc, uint64_t *masks)
+ * their cosine is at least cos(reach + spread). Sphere by sphere over all
+ * texels, a loop the compiler vectorises: toy's 800 maps took 0.3 s texel
+ * by texel. */
+static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, const texel_cones_soa *tc,
+                      uint64_t *masks)
 {
-    seen_sphere seen[64];
-    for (uint32_t i = 0; i < n; i++)
-        seen[i] = see_sphere(c, rho, sp[i]);
-    for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++) {
-        uint64_t mask = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            const seen_sphere *e = &seen[i];
-            if (e->always ||
-                dot3(tc[t].w, e->dir) >= e->cos_reach * tc[t].cos_spread - e->sin_reach * tc[t].sin_spread)
-                mask |= (uint64_t)1 << i;
+    memset(masks, 0, PW_DIRMAP_TEXELS * sizeof *masks);
+    for (uint32_t i = 0; i < n; i++) {
+        seen_sphere e = see_sphere(c, rho, sp[i]);
+        if (e.always) {
+            for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++)
+                masks[t] |= (uint64_t)1 << i;
+            continue;
         }
-        masks[t] = mask;
+        for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++) {
+            double dot = tc->wx[t] * e.dir[0] + tc->wy[t] * e.dir[1] + tc->wz[t] * e.dir[2];
+            masks[t] |= (uint64_t)(dot >= e.cos_reach * tc->cos_spread[t] - e.sin_reach * tc->sin_spread[t]) << i;
+        }
     }
 }
 
@@ -116,9 +125,9 @@ static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, con
  * sphere's centre to the half-cylinder grows with a, so the texel lists it
  * when its nearest direction, a minus the texel's spread, passes. */
 static void build_outward_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, const texel_cone *tc,
-                              uint64_t *masks)
+                              const texel_cones_soa *soa, uint64_t *masks)
 {
-    build_map(c, rho, sp, n, tc, masks);
+    build_map(c, rho, sp, n, soa, masks);
     double R = (double)rho * (1.0 + 1e-4) + 1e-6;
     for (uint32_t i = 0; i < n; i++) {
         double D[3] = {(double)sp[i].c.x - c.x, (double)sp[i].c.y - c.y, (double)sp[i].c.z - c.z};
@@ -279,14 +288,20 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
     out->maps = (pw_dirmap *)calloc(most, sizeof *out->maps);
     out->masks = (uint64_t *)malloc((size_t)most * PW_DIRMAP_TEXELS * sizeof *out->masks);
     texel_cone *tc = (texel_cone *)malloc(PW_DIRMAP_TEXELS * sizeof *tc);
+    texel_cones_soa *soa = (texel_cones_soa *)malloc(sizeof *soa);
     if (cell_scale > 0.0f)
         out->origin = (uint32_t *)malloc(n * sizeof *out->origin);
-    if (!out->maps || !out->masks || !tc || (cell_scale > 0.0f && !out->origin)) {
+    if (!out->maps || !out->masks || !tc || !soa || (cell_scale > 0.0f && !out->origin)) {
         free(tc);
+        free(soa);
         pw_dirmaps_free(out);
         return 0;
     }
     texel_cones(tc);
+    for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++) {
+        soa->wx[t] = tc[t].w[0], soa->wy[t] = tc[t].w[1], soa->wz[t] = tc[t].w[2];
+        soa->cos_spread[t] = tc[t].cos_spread, soa->sin_spread[t] = tc[t].sin_spread;
+    }
     /* The camera's ball: the lens (a pinhole's is a point). */
     out->maps[0].c = s->cam.origin;
     out->maps[0].rho = s->cam.lens_radius * 1.001f + 1e-6f;
@@ -344,9 +359,9 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
             continue;
         }
         if (m > 0 && out->maps[m - 1].outward && out->origin)
-            build_outward_map(out->maps[m].c, out->maps[m].rho, slots, n, tc, masks);
+            build_outward_map(out->maps[m].c, out->maps[m].rho, slots, n, tc, soa, masks);
         else
-            build_map(out->maps[m].c, out->maps[m].rho, slots, n, tc, masks);
+            build_map(out->maps[m].c, out->maps[m].rho, slots, n, soa, masks);
         /* A map's own sphere is added back by the lookup where needed (the
          * camera's map, own_r 0, keeps every slot). */
         if (out->maps[m].own_r > 0.0f)
@@ -354,6 +369,7 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
                 masks[t] &= ~((uint64_t)1 << out->maps[m].own_slot);
     }
     free(tc);
+    free(soa);
     return 1;
 }
 
