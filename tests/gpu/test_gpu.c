@@ -186,18 +186,24 @@ static void test_agree_many_toy_lights(void **state)
 }
 
 /* The scenes without light sampling (their own megakernel variants):
- * toy-small through the sphere list, rtiow through the BVH. */
+ * toy-small through the sphere list, rtiow through the BVH, and toy-small
+ * again through the sphere groups (PATHWAVE_CUDA_FLAT=0), where its bounce
+ * rays take the origin maps of the sphere they leave and the ground's
+ * cells (accel/sphere_dirmap.h). */
 static void test_agree_no_light_sampling(void **state)
 {
     (void)state;
     if (!gpu_or_skip())
         skip();
-    const char *names[2] = {"toy-small", "rtiow"};
-    for (int i = 0; i < 2; i++) {
+    const char *names[3] = {"toy-small", "rtiow", "toy-small"};
+    for (int i = 0; i < 3; i++) {
+        if (i == 2)
+            setenv("PATHWAVE_CUDA_FLAT", "0", 1);
         pw_scene *s = builtin(names[i]);
-        check_agreement(names[i], s, 240, 160, 4);
+        check_agreement(i == 2 ? "toy-small through the sphere groups" : names[i], s, 240, 160, 4);
         pw_scene_free(s);
     }
+    unsetenv("PATHWAVE_CUDA_FLAT");
 }
 
 static void test_agree_cornell(void **state)
@@ -253,6 +259,23 @@ static void test_agree_conductor(void **state)
     uint32_t gold = pw_scene_add_material(s, pw_conductor(v3(0.18f, 0.42f, 1.37f), v3(3.42f, 2.35f, 1.77f), 0.3f));
     assert_int_equal(pw_scene_add_sphere(s, v3(0.3f, 1.0f, 0.3f), 0.3f, gold), PW_OK);
     check_agreement("cornell with a gold GGX sphere", s, 96, 96, 8);
+    pw_scene_free(s);
+}
+
+/* The same gold on toy: a scene of sphere groups with a microfacet
+ * material, which the megakernel renders with its split kernel (the kernel
+ * for every material leaves the groups out) and whose bounce rays walk the
+ * runs (only the kernels for the basic materials know where a ray
+ * starts). */
+static void test_agree_toy_conductor(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    pw_scene *s = builtin("toy");
+    uint32_t gold = pw_scene_add_material(s, pw_conductor(v3(0.18f, 0.42f, 1.37f), v3(3.42f, 2.35f, 1.77f), 0.3f));
+    assert_int_equal(pw_scene_add_sphere(s, v3(1.0f, 0.3f, 2.0f), 0.3f, gold), PW_OK);
+    check_agreement("toy with a gold GGX sphere", s, 160, 90, 4);
     pw_scene_free(s);
 }
 
@@ -466,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_agree_streams),
         cmocka_unit_test(test_agree_envmap),
         cmocka_unit_test(test_agree_conductor),
+        cmocka_unit_test(test_agree_toy_conductor),
         cmocka_unit_test(test_agree_textures),
         cmocka_unit_test(test_agree_delta_lights),
         cmocka_unit_test(test_out_of_device_memory),
