@@ -24,7 +24,8 @@ typedef struct maps_under_test {
     pw_dirmaps m;
 } maps_under_test;
 
-static void maps_init(maps_under_test *t, pw_scene *s)
+/* With cells cell_scale diameters of the largest other sphere across. */
+static void maps_init_cells(maps_under_test *t, pw_scene *s, float cell_scale)
 {
     assert_int_equal(pw_scene_prepare(s, 1), PW_OK);
     t->flat = pw_scene_host_view(s, 16.0f / 9.0f);
@@ -36,9 +37,11 @@ static void maps_init(maps_under_test *t, pw_scene *s)
     t->mapped.group_spheres = t->g.spheres;
     t->mapped.group_prims = t->g.prims;
     t->mapped.n_groups = t->g.n_groups;
-    assert_true(pw_dirmaps_build(&t->mapped, t->g.spheres, t->g.prims, 1.0f, &t->m));
+    assert_true(pw_dirmaps_build(&t->mapped, t->g.spheres, t->g.prims, cell_scale, &t->m));
     pw_dirmaps_view(&t->mapped, &t->m);
 }
+
+static void maps_init(maps_under_test *t, pw_scene *s) { maps_init_cells(t, s, 1.0f); }
 
 static void maps_free(maps_under_test *t)
 {
@@ -338,6 +341,113 @@ static void far_scene(void **state)
     random_scenes(v3(2e4f, -1e4f, 3e4f), 6.0f, 6);
 }
 
+/* A sphere (or a ground 1,000 across) with 63 spheres from 1e-4 to 1e-1
+ * of its size hugging its surface, half of them cutting it: bounce rays
+ * from its ball's rim and from anywhere in its maps' balls (its own or a
+ * cell's), nearly tangent to it, aimed at points of the small spheres, or
+ * starting inside a small sphere that straddles the plane across the ray
+ * at the ball's centre (where the outward maps' half-cylinder ends), with
+ * tmin 0, 1e-7 and 1e-3, near the origin and at 3e4. These are the rays
+ * closest to the edges of the outward maps' bound: taking the texels'
+ * spread out of that bound fails here. */
+static void shell_scenes(void **state)
+{
+    (void)state;
+    long rays = 0, mapped = 0;
+    for (int sc = 0; sc < 12; sc++) {
+        test_rng g = {(uint64_t)sc * 7777u + 3};
+        int ground = sc % 2;
+        float big = ground ? 1000.0f : (float)pow(10.0, 2.0 * trng_unif(&g) - 1.0), small = ground ? 1.0f : big;
+        pw_vec3 c = v3_add(ground ? v3(0.0f, -1000.0f, 0.0f) : v3s(0.0f), v3s(sc % 4 >= 2 ? 3e4f : 0.0f));
+        pw_scene *s = pw_scene_new("shell");
+        assert_non_null(s);
+        uint32_t mat = pw_scene_add_material(s, pw_lambert(.5f, .5f, .5f));
+        assert_int_equal(pw_scene_add_sphere(s, c, big, mat), PW_OK);
+        for (int i = 1; i < 64; i++) {
+            pw_vec3 dir = ground ? v3_norm(v3(trng_range(&g, -4e-3f, 4e-3f), 1.0f, trng_range(&g, -4e-3f, 4e-3f)))
+                                 : trng_dir(&g);
+            float r = small * (float)pow(10.0, -4.0 + 3.0 * trng_unif(&g));
+            float h = big + r * trng_range(&g, -1.5f, 1.5f) + small * trng_range(&g, -1e-3f, 1e-3f);
+            assert_int_equal(pw_scene_add_sphere(s, v3_add(c, v3_scale(dir, h)), r, mat), PW_OK);
+        }
+        pw_camera_params cp;
+        pw_scene_get_camera(s, &cp);
+        for (int k = 0; k < 3; k++)
+            cp.look_from[k] = (&c.x)[k] + 3.0f * big, cp.look_at[k] = (&c.x)[k];
+        assert_int_equal(pw_scene_set_camera(s, &cp), PW_OK);
+        maps_under_test t;
+        maps_init_cells(&t, s, sc % 3 == 0 ? 0.5f : 2.0f);
+        tally tl = {0};
+        for (int i = 0; i < 100000; i++) {
+            /* The ray leaves the big sphere or a small one. */
+            uint32_t k = i % 3 == 0 ? 1u + (uint32_t)(trng_unif(&g) * 63) : 0u;
+            pw_sphere sp = t.flat.spheres[k];
+            pw_vec3 nrm = ground && k == 0 ? v3_norm(v3(trng_range(&g, -5e-3f, 5e-3f), 1.0f, trng_range(&g, -5e-3f, 5e-3f)))
+                                           : trng_dir(&g);
+            pw_vec3 p = v3_add(sp.c, v3_scale(nrm, sp.r));
+            uint32_t mi = pw_dirmap_of_origin(&t.mapped, p, k);
+            if (mi == PW_NO_DIRMAP)
+                continue;
+            pw_vec3 mc = t.m.maps[mi].c;
+            float rho = t.m.maps[mi].rho;
+            pw_ray r;
+            switch (i % 4) { /* the origin */
+            case 0: r.o = p; break;
+            case 1: r.o = v3_add(mc, v3_scale(trng_dir(&g), rho * (1.0f - (float)pow(10.0, -1.0 - 6.0 * trng_unif(&g))))); break;
+            case 2: r.o = v3_add(p, v3_scale(nrm, (float)((trng_unif(&g) - 0.3) * (rho - sp.r) * 2.0))); break;
+            default: r.o = v3_add(mc, v3_scale(trng_dir(&g), rho * (float)cbrt(trng_unif(&g)))); break;
+            }
+            if (i % 5 == 4) {
+                /* Inside a small sphere q that straddles the plane across d
+                 * at the ball's centre, outside the origin sphere. */
+                pw_sphere q = t.flat.spheres[(uint32_t)(trng_unif(&g) * 64)];
+                r.d = i % 10 == 4 ? border_dir(&g) : trng_dir(&g);
+                pw_vec3 D = v3_sub(q.c, mc);
+                float along = v3_dot(D, r.d);
+                if (fabsf(along) >= q.r)
+                    continue;
+                pw_vec3 e = v3_norm(v3_cross(r.d, trng_dir(&g)));
+                pw_vec3 pp = v3_add(v3_sub(D, v3_scale(r.d, along)),
+                                    v3_scale(e, sqrtf(q.r * q.r - along * along) * (float)sqrt(trng_unif(&g))));
+                float lp = sqrtf(v3_len2(pp));
+                if (!(lp > sp.r * 1.0000001f) || lp > rho)
+                    continue;
+                float ahead = trng_unif(&g) < 0.5 ? 0.0f : (float)pow(10.0, -7.0 * trng_unif(&g));
+                r.o = v3_add(mc, v3_add(pp, v3_scale(r.d, lp * ahead)));
+            } else if (i % 2) {
+                /* Nearly tangent to the origin sphere. */
+                pw_vec3 f = v3_norm(v3_sub(r.o, sp.c)), e = v3_norm(v3_cross(f, trng_dir(&g)));
+                r.d = v3_norm(v3_add(e, v3_scale(f, (float)((trng_unif(&g) - 0.3) * pow(10.0, -1.0 - 6.0 * trng_unif(&g))))));
+            } else {
+                /* At a point of a small sphere's surface. */
+                pw_sphere q = t.flat.spheres[1 + (uint32_t)(trng_unif(&g) * 63)];
+                pw_vec3 to = v3_add(q.c, v3_scale(trng_dir(&g), q.r * (float)(1.0 + (trng_unif(&g) - 0.5) * 1e-3)));
+                r.d = v3_sub(to, r.o);
+                if (!(v3_len2(r.d) > 0.0f))
+                    continue;
+                r.d = v3_norm(r.d);
+            }
+            t.flat.t_min = t.mapped.t_min = i % 3 == 0 ? 0.0f : i % 3 == 1 ? 1e-7f : 1e-3f;
+            check_ray(&t, r, k, PW_INF, 0, "ray from a shell scene's sphere", &tl);
+        }
+        rays += tl.rays;
+        mapped += tl.mapped;
+        maps_free(&t);
+        pw_scene_free(s);
+    }
+    printf("shell scenes: %ld bounce rays, %ld through a map\n", rays, mapped);
+    assert_true(rays > 400000 && mapped > rays / 2);
+}
+
+/* A direction whose largest component is below float's normal range (a
+ * degenerate ray) finds no texel: 16 / m would overflow. */
+static void tiny_direction(void **state)
+{
+    (void)state;
+    assert_int_equal(pw_dirmap_texel(v3(0x1.46abccp-125f, 0.0f, 0.0f)), PW_NO_DIRMAP);
+    assert_int_not_equal(pw_dirmap_texel(v3(1e-30f, 0.0f, 0.0f)), PW_NO_DIRMAP);
+}
+
 /* The light's own test skipped (pw_dirmap_misses_own) only where the
  * light cannot be hit: segments that end just outside a light while still
  * closing in on it, from grazing to head-on, with lengths from 1e-4 to 1e5
@@ -397,6 +507,8 @@ int main(void)
         cmocka_unit_test(random_scene),
         cmocka_unit_test(far_scene),
         cmocka_unit_test(own_light_boundary),
+        cmocka_unit_test(shell_scenes),
+        cmocka_unit_test(tiny_direction),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -212,6 +212,8 @@ static uint32_t plan_cells(const pw_sphere *slots, uint32_t n, uint32_t l, float
         u0 = fmin(u0, dot3(q, t1)), u1 = fmax(u1, dot3(q, t1));
         v0 = fmin(v0, dot3(q, t2)), v1 = fmax(v1, dot3(q, t2));
     }
+    if (!isfinite(u1 - u0) || !isfinite(v1 - v0))
+        return 0;
     double wide = 0.25 * fmax(u1 - u0, v1 - v0);
     u0 -= wide, u1 += wide, v0 -= wide, v1 += wide;
     double size = cell_scale * 2.0 * r2;

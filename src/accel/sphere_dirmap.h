@@ -99,7 +99,8 @@ void pw_dirmaps_view(pw_scene_view *view, const pw_dirmaps *m);
 
 /* The texel of direction d (not necessarily of unit length): the face of
  * its largest component, then the other two components over it;
- * PW_NO_DIRMAP for a zero, infinite or NaN direction. */
+ * PW_NO_DIRMAP for a direction whose largest component is below 1e-30
+ * (16 / m would overflow), infinite or NaN. */
 PW_HD uint32_t pw_dirmap_texel(pw_vec3 d)
 {
     float ax = fabsf(d.x), ay = fabsf(d.y), az = fabsf(d.z), m, u, v;
@@ -114,7 +115,7 @@ PW_HD uint32_t pw_dirmap_texel(pw_vec3 d)
         face = 4u + (d.z < 0.0f);
         m = az, u = d.x, v = d.y;
     }
-    if (!(m > 0.0f && m < PW_INF))
+    if (!(m >= 1e-30f && m < PW_INF))
         return PW_NO_DIRMAP;
     float scale = pw_div_approx(0.5f * (float)PW_DIRMAP_RES, m), mid = 0.5f * (float)PW_DIRMAP_RES;
     int iu = (int)fmaf(u, scale, mid), iv = (int)fmaf(v, scale, mid);
@@ -187,13 +188,15 @@ PW_HD uint64_t pw_dirmap_slots(const pw_scene_view *s, pw_ray r, float tmax, int
     uint64_t own = 0; /* the sphere left out of the map, unless surely missed */
     pw_vec3 d = r.d;
     if (!any_hit) {
-        if (origin < PW_ORIGIN_LENS && s->dirmap_origin) {
+        if (origin < s->n_spheres && s->dirmap_origin) { /* a sphere id (PW_ORIGIN_* are larger) */
             map = pw_dirmap_of_origin(s, r.o, origin);
             if (map != PW_NO_DIRMAP) {
                 uint32_t k = s->dirmaps[map].own_slot;
                 pw_sphere sp = s->group_spheres[k];
                 pw_vec3 f = v3_sub(r.o, sp.c);
-                if (!pw_sphere_left_behind(pw_sphere_b(f, r.d), pw_sphere_cc(f, sp.r * sp.r)))
+                /* r^2 unfused, as pw_intersect_sphere rounds it, so that a
+                 * sphere skipped here is one its test would miss. */
+                if (!pw_sphere_left_behind(pw_sphere_b(f, r.d), pw_sphere_cc(f, pw_mul_rn(sp.r, sp.r))))
                     own = (uint64_t)1 << k;
                 else
                     map += s->dirmaps[map].outward;

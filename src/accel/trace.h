@@ -25,7 +25,7 @@ PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, flo
     return found;
 }
 
-/* Closest (or, with any_hit, any) hit in (tmin, tmax). On the host a view
+/* Closest (or, with any_hit, any) hit in (tmin, tmax), tmin >= 0. On the host a view
  * may carry the CPU's 8-wide BVH. Every layout finds the same closest t;
  * where two triangles tie exactly (a ray through their shared edge), the
  * layouts and walk orders (the GPU's sorted 4-wide walk, the CPU's 8-wide
