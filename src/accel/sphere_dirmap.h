@@ -194,8 +194,10 @@ PW_HD uint64_t pw_dirmap_slots(const pw_scene_view *s, pw_ray r, float tmax, int
                 uint32_t k = s->dirmaps[map].own_slot;
                 pw_sphere sp = s->group_spheres[k];
                 pw_vec3 f = v3_sub(r.o, sp.c);
-                /* r^2 unfused, as pw_intersect_sphere rounds it, so that a
-                 * sphere skipped here is one its test would miss. */
+                /* r^2 unfused, as pw_intersect_sphere's r2, which has two
+                 * uses, is rounded, so that a sphere skipped here is one
+                 * its test misses. (Where they differed, it would be at
+                 * cc = 0, a root at t = 0, which tmin >= 0 rules out.) */
                 if (!pw_sphere_left_behind(pw_sphere_b(f, r.d), pw_sphere_cc(f, pw_mul_rn(sp.r, sp.r))))
                     own = (uint64_t)1 << k;
                 else

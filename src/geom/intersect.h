@@ -33,7 +33,7 @@ PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float 
     pw_vec3 f = v3_sub(o, c);
     float b = pw_sphere_b(f, d);
     pw_vec3 l = v3(fmaf(d.x, b, f.x), fmaf(d.y, b, f.y), fmaf(d.z, b, f.z));
-    float r2 = pw_mul_rn(r, r); /* unfused, as the direction maps' own-sphere check takes it */
+    float r2 = r * r;
     float disc = r2 - fmaf(l.z, l.z, fmaf(l.y, l.y, l.x * l.x));
     if (disc < 0.0f)
         return -1.0f;
