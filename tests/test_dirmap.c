@@ -37,7 +37,7 @@ static void maps_init_cells(maps_under_test *t, pw_scene *s, float cell_scale)
     t->mapped.group_spheres = t->g.spheres;
     t->mapped.group_prims = t->g.prims;
     t->mapped.n_groups = t->g.n_groups;
-    assert_true(pw_dirmaps_build(&t->mapped, t->g.spheres, t->g.prims, cell_scale, &t->m));
+    assert_true(pw_dirmaps_build(&t->mapped, t->g.spheres, t->g.prims, cell_scale, SIZE_MAX, &t->m));
     pw_dirmaps_view(&t->mapped, &t->m);
 }
 
@@ -245,6 +245,13 @@ static void toy_scene(void **state)
     assert_true(t.m.origin && t.m.cells.nu * t.m.cells.nv > 16);
     assert_true(bounce.mapped > bounce.rays * 9 / 10);
     assert_true(bounce.listed < bounce.mapped * 6);
+    /* Origin maps that would take more memory than allowed are left out,
+     * the camera's and the lights' kept. */
+    pw_dirmaps small;
+    assert_true(pw_dirmaps_build(&t.mapped, t.g.spheres, t.g.prims, 1.0f, (size_t)(t.m.n_all - t.m.n) * PW_DIRMAP_TEXELS * 8 - 1,
+                                 &small));
+    assert_true(small.origin == NULL && small.n_all == small.n && small.n == 3 && small.cells.nu == 0);
+    pw_dirmaps_free(&small);
     maps_free(&t);
     pw_scene_free(s);
 }

@@ -29,41 +29,37 @@ static double angle_between(const double a[3], const double b[3])
     return acos(c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c);
 }
 
-/* Every texel's centre direction, and the cosine and sine of the angle
- * that takes in its corners plus a margin of 1e-4 radians (texels are 2.8
- * degrees across) for the rounding of the lookup's direction and origin. */
-typedef struct texel_cone {
-    double w[3];
-    double spread, cos_spread, sin_spread;
-} texel_cone;
-
-/* The same, array by array, for build_map's inner loop over texels. */
-typedef struct texel_cones_soa {
+/* Every texel's centre direction, the angle that takes in its corners
+ * plus a margin of 1e-4 radians (texels are 2.8 degrees across) for the
+ * rounding of the lookup's direction and origin, and that angle's cosine
+ * and sine; array by array, for build_map's inner loop over texels. */
+typedef struct texel_cones {
     double wx[PW_DIRMAP_TEXELS], wy[PW_DIRMAP_TEXELS], wz[PW_DIRMAP_TEXELS];
-    double cos_spread[PW_DIRMAP_TEXELS], sin_spread[PW_DIRMAP_TEXELS];
-} texel_cones_soa;
+    double spread[PW_DIRMAP_TEXELS], cos_spread[PW_DIRMAP_TEXELS], sin_spread[PW_DIRMAP_TEXELS];
+} texel_cones;
 
-static void texel_cones(texel_cone *tc)
+static void texel_cones_fill(texel_cones *tc)
 {
     const double res = PW_DIRMAP_RES, ang_margin = 1e-4;
     for (uint32_t f = 0; f < 6; f++)
         for (uint32_t iv = 0; iv < PW_DIRMAP_RES; iv++)
             for (uint32_t iu = 0; iu < PW_DIRMAP_RES; iu++) {
-                texel_cone *t = &tc[(f * PW_DIRMAP_RES + iv) * PW_DIRMAP_RES + iu];
+                uint32_t t = (f * PW_DIRMAP_RES + iv) * PW_DIRMAP_RES + iu;
                 double u0 = 2.0 * iu / res - 1.0, u1 = 2.0 * (iu + 1) / res - 1.0;
                 double v0 = 2.0 * iv / res - 1.0, v1 = 2.0 * (iv + 1) / res - 1.0;
-                double corner[3], spread = 0.0;
-                face_dir(f, 0.5 * (u0 + u1), 0.5 * (v0 + v1), t->w);
+                double w[3], corner[3], spread = 0.0;
+                face_dir(f, 0.5 * (u0 + u1), 0.5 * (v0 + v1), w);
                 double cu[2] = {u0, u1}, cv[2] = {v0, v1};
                 for (int a = 0; a < 2; a++)
                     for (int b = 0; b < 2; b++) {
                         face_dir(f, cu[a], cv[b], corner);
-                        double g = angle_between(t->w, corner);
+                        double g = angle_between(w, corner);
                         spread = g > spread ? g : spread;
                     }
-                t->spread = spread + ang_margin;
-                t->cos_spread = cos(spread + ang_margin);
-                t->sin_spread = sin(spread + ang_margin);
+                tc->wx[t] = w[0], tc->wy[t] = w[1], tc->wz[t] = w[2];
+                tc->spread[t] = spread + ang_margin;
+                tc->cos_spread[t] = cos(spread + ang_margin);
+                tc->sin_spread[t] = sin(spread + ang_margin);
             }
 }
 
@@ -97,7 +93,7 @@ static seen_sphere see_sphere(pw_vec3 c, float rho, pw_sphere sp)
  * their cosine is at least cos(reach + spread). Sphere by sphere over all
  * texels, a loop the compiler vectorises: toy's 800 maps took 0.3 s texel
  * by texel. */
-static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, const texel_cones_soa *tc,
+static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, const texel_cones *tc,
                       uint64_t *masks)
 {
     memset(masks, 0, PW_DIRMAP_TEXELS * sizeof *masks);
@@ -124,10 +120,10 @@ static void build_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, con
  * sphere reaches over the cylinder's end disc). The distance from the
  * sphere's centre to the half-cylinder grows with a, so the texel lists it
  * when its nearest direction, a minus the texel's spread, passes. */
-static void build_outward_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, const texel_cone *tc,
-                              const texel_cones_soa *soa, uint64_t *masks)
+static void build_outward_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_t n, const texel_cones *tc,
+                              uint64_t *masks)
 {
-    build_map(c, rho, sp, n, soa, masks);
+    build_map(c, rho, sp, n, tc, masks);
     double R = (double)rho * (1.0 + 1e-4) + 1e-6;
     for (uint32_t i = 0; i < n; i++) {
         double D[3] = {(double)sp[i].c.x - c.x, (double)sp[i].c.y - c.y, (double)sp[i].c.z - c.z};
@@ -135,8 +131,8 @@ static void build_outward_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_
         if (!(L > 0.0) || L > (R + P) * (1.0 + 1e-4) + 1e-6)
             continue; /* not touching the ball: its cone test is the same */
         for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++) {
-            double cos_a = dot3(tc[t].w, D) / L;
-            double a = acos(cos_a > 1.0 ? 1.0 : cos_a < -1.0 ? -1.0 : cos_a) - tc[t].spread;
+            double cos_a = (tc->wx[t] * D[0] + tc->wy[t] * D[1] + tc->wz[t] * D[2]) / L;
+            double a = acos(cos_a > 1.0 ? 1.0 : cos_a < -1.0 ? -1.0 : cos_a) - tc->spread[t];
             a = a < 0.0 ? 0.0 : a;
             double along = L * cos(a), across = L * sin(a), gap = across - R > 0.0 ? across - R : 0.0;
             int meets = a <= 0.5 * PW_PI ? across <= R + P : along * along + gap * gap <= P * P;
@@ -277,7 +273,7 @@ static uint32_t large_slot(const pw_sphere *slots, uint32_t n, float *r2)
 }
 
 int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint32_t *prims, float cell_scale,
-                     pw_dirmaps *out)
+                     size_t max_origin_bytes, pw_dirmaps *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t n = s->n_spheres;
@@ -286,24 +282,23 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
     float r2 = 0.0f;
     uint32_t large = cell_scale > 0.0f ? large_slot(slots, n, &r2) : PW_NO_DIRMAP;
     uint32_t n_cells = large != PW_NO_DIRMAP ? plan_cells(slots, n, large, r2, cell_scale, &out->cells) : 0;
-    uint32_t most = PW_DIRMAP_MAX + (cell_scale > 0.0f ? 2 * n + n_cells : 0);
+    uint32_t n_origin = cell_scale > 0.0f ? 2 * n + n_cells : 0;
+    if ((size_t)n_origin * PW_DIRMAP_TEXELS * sizeof *out->masks > max_origin_bytes) {
+        n_origin = 0;
+        memset(&out->cells, 0, sizeof out->cells);
+    }
+    uint32_t most = PW_DIRMAP_MAX + n_origin;
     out->maps = (pw_dirmap *)calloc(most, sizeof *out->maps);
     out->masks = (uint64_t *)malloc((size_t)most * PW_DIRMAP_TEXELS * sizeof *out->masks);
-    texel_cone *tc = (texel_cone *)malloc(PW_DIRMAP_TEXELS * sizeof *tc);
-    texel_cones_soa *soa = (texel_cones_soa *)malloc(sizeof *soa);
-    if (cell_scale > 0.0f)
+    texel_cones *tc = (texel_cones *)malloc(sizeof *tc);
+    if (n_origin)
         out->origin = (uint32_t *)malloc(n * sizeof *out->origin);
-    if (!out->maps || !out->masks || !tc || !soa || (cell_scale > 0.0f && !out->origin)) {
+    if (!out->maps || !out->masks || !tc || (n_origin && !out->origin)) {
         free(tc);
-        free(soa);
         pw_dirmaps_free(out);
         return 0;
     }
-    texel_cones(tc);
-    for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++) {
-        soa->wx[t] = tc[t].w[0], soa->wy[t] = tc[t].w[1], soa->wz[t] = tc[t].w[2];
-        soa->cos_spread[t] = tc[t].cos_spread, soa->sin_spread[t] = tc[t].sin_spread;
-    }
+    texel_cones_fill(tc);
     /* The camera's ball: the lens (a pinhole's is a point). */
     out->maps[0].c = s->cam.origin;
     out->maps[0].rho = s->cam.lens_radius * 1.001f + 1e-6f;
@@ -342,7 +337,7 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
         out->maps[out->n_all + 1].outward = 0;
         out->n_all += 2;
     }
-    if (n_cells) {
+    if (out->origin && n_cells) {
         out->cells.first = out->n_all;
         for (uint32_t j = 0; j < out->cells.nv; j++)
             for (uint32_t i = 0; i < out->cells.nu; i++) {
@@ -361,9 +356,9 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
             continue;
         }
         if (m > 0 && out->maps[m - 1].outward && out->origin)
-            build_outward_map(out->maps[m].c, out->maps[m].rho, slots, n, tc, soa, masks);
+            build_outward_map(out->maps[m].c, out->maps[m].rho, slots, n, tc, masks);
         else
-            build_map(out->maps[m].c, out->maps[m].rho, slots, n, soa, masks);
+            build_map(out->maps[m].c, out->maps[m].rho, slots, n, tc, masks);
         /* A map's own sphere is added back by the lookup where needed (the
          * camera's map, own_r 0, keeps every slot). */
         if (out->maps[m].own_r > 0.0f)
@@ -371,7 +366,6 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
                 masks[t] &= ~((uint64_t)1 << out->maps[m].own_slot);
     }
     free(tc);
-    free(soa);
     return 1;
 }
 

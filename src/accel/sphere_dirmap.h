@@ -90,11 +90,12 @@ typedef struct pw_dirmaps {
  * bit i of the masks. A light's map leaves the light's own slot out
  * (pw_dirmap_misses_own), and so does a sphere's origin map (or its
  * cells'). cell_scale sets the cells' size, in diameters of the largest
- * other sphere; 0 makes no origin maps. Returns 0 when out of memory or
- * when s has more than 64 spheres; with no sphere lights only the
- * camera's map (and the origin maps) is made. */
+ * other sphere; 0, or origin maps whose masks would take more than
+ * max_origin_bytes, makes none (they only save time). Returns 0 when out
+ * of memory or when s has more than 64 spheres; with no sphere lights
+ * only the camera's map (and the origin maps) is made. */
 int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint32_t *prims, float cell_scale,
-                     pw_dirmaps *out);
+                     size_t max_origin_bytes, pw_dirmaps *out);
 void pw_dirmaps_free(pw_dirmaps *m);
 /* Points view's direction maps at those of m (host memory). */
 void pw_dirmaps_view(pw_scene_view *view, const pw_dirmaps *m);

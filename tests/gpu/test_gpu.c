@@ -248,35 +248,39 @@ static void test_agree_envmap(void **state)
     pw_scene_free(s);
 }
 
-/* A GGX conductor (gold, alpha 0.3) in the Cornell box: the GPU then runs
- * the kernel compiled for microfacet materials. */
+/* Built-in scene `name` with a GGX conductor sphere (gold, alpha 0.3) of
+ * radius 0.3 at c, rendered on both sides. */
+static void check_with_gold_sphere(const char *name, pw_vec3 c, int w, int h, int spp)
+{
+    pw_scene *s = builtin(name);
+    uint32_t gold = pw_scene_add_material(s, pw_conductor(v3(0.18f, 0.42f, 1.37f), v3(3.42f, 2.35f, 1.77f), 0.3f));
+    assert_int_equal(pw_scene_add_sphere(s, c, 0.3f, gold), PW_OK);
+    char label[64];
+    snprintf(label, sizeof label, "%s with a gold GGX sphere", name);
+    check_agreement(label, s, w, h, spp);
+    pw_scene_free(s);
+}
+
+/* In the Cornell box the GPU then runs the kernel compiled for microfacet
+ * materials. */
 static void test_agree_conductor(void **state)
 {
     (void)state;
     if (!gpu_or_skip())
         skip();
-    pw_scene *s = builtin("cornell");
-    uint32_t gold = pw_scene_add_material(s, pw_conductor(v3(0.18f, 0.42f, 1.37f), v3(3.42f, 2.35f, 1.77f), 0.3f));
-    assert_int_equal(pw_scene_add_sphere(s, v3(0.3f, 1.0f, 0.3f), 0.3f, gold), PW_OK);
-    check_agreement("cornell with a gold GGX sphere", s, 96, 96, 8);
-    pw_scene_free(s);
+    check_with_gold_sphere("cornell", v3(0.3f, 1.0f, 0.3f), 96, 96, 8);
 }
 
-/* The same gold on toy: a scene of sphere groups with a microfacet
- * material, which the megakernel renders with its split kernel (the kernel
- * for every material leaves the groups out) and whose bounce rays walk the
- * runs (only the kernels for the basic materials know where a ray
- * starts). */
+/* On toy: a scene of sphere groups with a microfacet material, which the
+ * megakernel renders with its split kernel (the kernel for every material
+ * leaves the groups out) and whose bounce rays walk the runs (only the
+ * kernels for the basic materials know where a ray starts). */
 static void test_agree_toy_conductor(void **state)
 {
     (void)state;
     if (!gpu_or_skip())
         skip();
-    pw_scene *s = builtin("toy");
-    uint32_t gold = pw_scene_add_material(s, pw_conductor(v3(0.18f, 0.42f, 1.37f), v3(3.42f, 2.35f, 1.77f), 0.3f));
-    assert_int_equal(pw_scene_add_sphere(s, v3(1.0f, 0.3f, 2.0f), 0.3f, gold), PW_OK);
-    check_agreement("toy with a gold GGX sphere", s, 160, 90, 4);
-    pw_scene_free(s);
+    check_with_gold_sphere("toy", v3(1.0f, 0.3f, 2.0f), 160, 90, 4);
 }
 
 /* textures: the Duck's embedded base colour texture (texel pool and table

@@ -94,18 +94,13 @@ static pw_status upload_dirmaps(const pw_scene_view *host, const pw_sphere_group
     const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS"), *origin = getenv("PATHWAVE_CUDA_ORIGIN_MAPS");
     if (origin && *origin)
         cell_scale = (float)atof(origin);
+    /* The origin maps (toy's: 37 MB) only save time: they may take a
+     * quarter of the free device memory at most. */
+    size_t free_b = 0, total_b = 0;
+    PW_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     pw_dirmaps dm;
-    if ((maps && *maps == '0') || !pw_dirmaps_build(host, g->spheres, g->prims, cell_scale, &dm))
+    if ((maps && *maps == '0') || !pw_dirmaps_build(host, g->spheres, g->prims, cell_scale, free_b / 4, &dm))
         return PW_OK;
-    /* The origin maps (toy's: 37 MB) only save time: where they would take
-     * more than a quarter of the free device memory, only the camera's and
-     * the lights' are kept. */
-    size_t free_b = 0, total_b = 0, need = (size_t)dm.n_all * PW_DIRMAP_TEXELS * sizeof *dm.masks;
-    if (dm.origin && (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || need > free_b / 4)) {
-        pw_dirmaps_free(&dm);
-        if (!pw_dirmaps_build(host, g->spheres, g->prims, 0.0f, &dm))
-            return PW_OK;
-    }
     pw_status st = upload(out, dm.maps, dm.n_all * sizeof *dm.maps, (const void **)&out->view.dirmaps,
                           "direction maps");
     if (st == PW_OK)
