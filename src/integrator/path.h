@@ -451,30 +451,29 @@ PW_HD void pw_trace_shadows(const pw_scene_view *s, const pw_shadow_ray *sh, int
     }
 }
 
-/* The rest of one path, from its pending ray to its end, as the megakernel
- * runs it: each bounce's shadow rays traced right after its shading, their
+/* One bounce of a path, from its pending ray: the closest hit (the
+ * wavefront's walk, pw_trace_extend, which finds the same hit as the
+ * megakernel's), its shading, then the shadow rays shading made, their
  * contributions added in order, so the radiance is what a wavefront would
- * have gathered bounce by bounce. The wavefront's tail kernel calls it (no
- * splitting happens past the first hit, so none here). */
-PW_HD void pw_path_finish(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, uint32_t kinds,
-                          uint32_t *ext_rays, uint32_t *shadow_rays)
+ * have gathered bounce by bounce. Returns whether the path goes on. The
+ * wavefront's tail kernel runs paths to their ends with it (no splitting
+ * happens past the first hit, so none here). */
+PW_HD int pw_path_step(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, uint32_t kinds,
+                       uint32_t *ext_rays, uint32_t *shadow_rays)
 {
     pw_shadow_ray sh[PW_MAX_SHADOW];
-    for (;;) {
-        pw_hit h;
-        (*ext_rays)++;
-        if (!pw_trace_from(s, p->ray, pw_path_origin(p), s->t_min, PW_INF, 0, &h)) {
-            pw_path_miss(s, prm, p);
-            return;
-        }
-        int n;
-        pw_shadow_sink sink = pw_sink_array(sh);
-        int alive = pw_path_shade(s, prm, p, &h, &sink, &n, kinds);
-        *shadow_rays += (uint32_t)n;
-        pw_trace_shadows(s, sh, n, &p->L, NULL);
-        if (!alive)
-            return;
+    pw_hit h;
+    (*ext_rays)++;
+    if (!pw_trace_extend(s, p->ray, pw_path_origin(p), s->t_min, PW_INF, &h)) {
+        pw_path_miss(s, prm, p);
+        return 0;
     }
+    int n;
+    pw_shadow_sink sink = pw_sink_array(sh);
+    int alive = pw_path_shade(s, prm, p, &h, &sink, &n, kinds);
+    *shadow_rays += (uint32_t)n;
+    pw_trace_shadows(s, sh, n, &p->L, NULL);
+    return alive;
 }
 
 /* The most items one pool holds (callers go through longer runs of samples in pieces). */

@@ -30,16 +30,17 @@ enum {
     PW_WF_SHADED = 2,  /* paths connect visits this bounce: with shadow rays, or split children that ended */
     PW_WF_NEXT = 3,    /* items appended to the next ray queue (with SHADED, one 8-byte pair: pw_wf_alloc_pair) */
     PW_WF_SLOTS = 4,   /* path slots in use */
-    PW_WF_TAIL = 5,    /* paths of the current queue left to pw_wf_finish_tail (GPU) */
+    PW_WF_TAIL = 5,    /* paths of the current queue left to the tail kernel (GPU) */
     PW_WF_FETCH = 6,   /* GPU: items of the current queue taken by extend's warps */
     PW_WF_FETCH_SHADOWS = 7, /* GPU: paths of the connect list taken by connect's warps */
     PW_WF_KEYS = 8,    /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
+    PW_WF_FETCH_TAIL = 15, /* GPU: paths of the tail taken by the tail kernel's warps */
     PW_WF_COUNTERS = 16
 };
 
 /* Shading keys: the material type of the hit, or a miss. */
 #define PW_WF_N_KEYS (PW_MAT_COUNT + 1)
-PW_STATIC_ASSERT(PW_WF_KEYS + PW_WF_N_KEYS <= PW_WF_COUNTERS, "the shading keys' counters overflow the counter block");
+PW_STATIC_ASSERT(PW_WF_KEYS + PW_WF_N_KEYS <= PW_WF_FETCH_TAIL, "the shading keys' counters overflow into the tail's");
 /* pw_wf_alloc_pair adds to SHADED and NEXT with one 64-bit atomic: they
  * must be adjacent, SHADED first and 8-byte aligned in the (256-byte
  * aligned) counter block. */
@@ -299,20 +300,25 @@ PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_rend
 
 /* The tail of a wave: when few paths are left, a bounce per stage leaves
  * the GPU nearly idle while each kernel waits on a few long traversals.
- * The path at position i of queue q is then run to its end in one go
- * (pw_path_finish), and its radiance goes where connect would have put
- * it. Rays cast are added to *ext_rays and *shadow_rays. */
-PW_HD void pw_wf_finish_tail(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
-                             uint32_t i, float *sum, uint32_t *ext_rays, uint32_t *shadow_rays, uint32_t kinds)
+ * The paths of the queue are then run to their ends one bounce after
+ * another (pw_path_step): pw_wf_tail_begin takes the path at position i of
+ * queue q with what it gathered so far, pw_wf_tail_end puts its radiance
+ * where connect would have put it. */
+PW_HD pw_path pw_wf_tail_begin(const pw_wave *w, uint32_t q, uint32_t i)
+{
+    pw_path p = pw_wf_load(w, q, i);
+    pw_f4 l = pw_f4_load(&w->rad[w->queue[q][i]]);
+    p.L = v3(l.x, l.y, l.z);
+    return p;
+}
+
+PW_HD void pw_wf_tail_end(const pw_wave *w, const pw_render_params *prm, uint32_t q, uint32_t i, const pw_path *p,
+                          float *sum)
 {
     uint32_t pi = w->queue[q][i];
-    pw_path p = pw_wf_load(w, q, i);
-    pw_f4 l = pw_f4_load(&w->rad[pi]);
-    p.L = v3(l.x, l.y, l.z);
-    pw_path_finish(s, prm, &p, kinds, ext_rays, shadow_rays);
-    pw_f4_store(&w->rad[pi], p.L.x, p.L.y, p.L.z, 0.0f);
+    pw_f4_store(&w->rad[pi], p->L.x, p->L.y, p->L.z, 0.0f);
     if (prm->split > 1)
-        pw_pixel_add_atomic(sum, w->pixel[pi], p.L);
+        pw_pixel_add_atomic(sum, w->pixel[pi], p->L);
 }
 
 /* gather, once a wave without splitting is done: pixel first_pixel + i adds

@@ -12,10 +12,10 @@
  * bounce up to max_depth unrolled spent about 5 us a bounce launching
  * empty kernels: 1.2 ms of a Cornell box frame at max depth 64). A wave takes several samples of every pixel when they fit
  * (pw_wave_plan), so small images do not pay a wave's fixed costs per
- * sample. Once a bounce's queue is no longer than the threads the tail
- * kernel holds at once, k_finish_tail runs those paths to their end
- * (pw_wf_finish_tail): their rays are counted but no longer appear in the
- * per-bounce stage statistics. */
+ * sample. Once a bounce's queue is short enough that stages would leave
+ * the GPU waiting on a few long paths (tail_max), k_finish_tail runs those
+ * paths to their ends (pw_path_step): their rays are counted but no longer
+ * appear in the per-bounce stage statistics. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +86,7 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uin
         w.counters[PW_WF_TAIL] = 0;
         w.counters[PW_WF_FETCH] = 0;
         w.counters[PW_WF_FETCH_SHADOWS] = 0;
+        w.counters[PW_WF_FETCH_TAIL] = 0;
         for (int k = 0; k < PW_WF_N_KEYS; k++)
             w.counters[PW_WF_KEYS + k] = 0;
         params[P_BOUNCE] = 0;
@@ -238,24 +239,50 @@ __global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params
     pw_wf_gather(&w, &prm, i, params[0], params[2], params[3], sum);
 }
 
-/* The last paths of a wave, each run to its end by one thread (the
- * megakernel's loop). Capped at 80 registers (6 blocks of 128 an SM),
- * where the megakernel takes 64: the tail runs few paths, so fewer spills
- * count for more than more warps (against 64: bunnies-mixed +3%, bunny
- * +2-4%, cornell +1-2%, the others within 1%; docs/PERFORMANCE.md). Runs
- * after k_advance (the bounce index already moved on), not after the last
- * bounce. Two variants, as for shade. */
+/* The last paths of a wave, run to their ends the megakernel's way: each
+ * lane takes the next path of the tail's queue (one atomic a lane) and
+ * runs it one bounce a pass (pw_path_step); a lane whose path ends takes
+ * the next, so a warp does not idle while its last lanes finish (with a
+ * path a thread, the tail's warps ran 4.6 of 32 lanes on bunnies-mixed:6,
+ * Nsight Compute). Every pass waits for all the warp's lanes, so they
+ * trace together, as in pw_path_trace_pool. */
+__device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, const pw_render_params *prm, uint32_t q,
+                                   uint32_t n, uint32_t *taken, float *sum, uint32_t *ext, uint32_t *shadow,
+                                   uint32_t kinds)
+{
+    uint32_t i = atomicAdd(taken, 1u);
+    int active = i < n;
+    pw_path p = active ? pw_wf_tail_begin(w, q, i) : pw_path_none();
+    for (;;) {
+        if (!__any_sync(0xffffffffu, active))
+            return;
+        if (!active || pw_path_step(v, prm, &p, kinds, ext, shadow))
+            continue;
+        pw_wf_tail_end(w, prm, q, i, &p, sum);
+        i = atomicAdd(taken, 1u);
+        active = i < n;
+        if (active)
+            p = pw_wf_tail_begin(w, q, i);
+    }
+}
+
+/* Capped at 80 registers (6 blocks of 128 an SM), where the megakernel
+ * takes 64: the tail runs few paths, so fewer spills count for more than
+ * more warps (against 64: bunnies-mixed +3%, bunny +2-4%, cornell +1-2%,
+ * the others within 1%; docs/PERFORMANCE.md). Runs after k_advance (the
+ * bounce index already moved on), not after the last bounce. Two
+ * variants, as for shade. */
 #define TAIL_KERNEL(name, kinds)                                                                                   \
     __global__ void __launch_bounds__(WAVE_BLOCK, 6)                                                               \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, float *sum,                 \
              unsigned long long *totals)                                                                           \
     {                                                                                                              \
-        if (params[P_BOUNCE] > prm.max_depth)                                                                      \
+        uint32_t n = w.counters[PW_WF_TAIL];                                                                       \
+        if (params[P_BOUNCE] > prm.max_depth || n == 0)                                                            \
             return;                                                                                                \
         pw_cuda_spheres_to_shared(&v);                                                                             \
-        uint32_t q = QUEUE(params), ext = 0, shadow = 0;                                                           \
-        GRID_STRIDE(i, w.counters[PW_WF_TAIL])                                                                     \
-        pw_wf_finish_tail(&w, &v, &prm, q, i, sum, &ext, &shadow, kinds);                                          \
+        uint32_t ext = 0, shadow = 0;                                                                              \
+        finish_tail(&w, &v, &prm, QUEUE(params), n, &w.counters[PW_WF_FETCH_TAIL], sum, &ext, &shadow, kinds);     \
         uint32_t e = __reduce_add_sync(0xffffffffu, ext), s = __reduce_add_sync(0xffffffffu, shadow);            \
         if (threadIdx.x % 32u == 0u && (e || s)) {                                                                 \
             atomicAdd(&totals[0], (unsigned long long)e);                                                          \
@@ -407,15 +434,21 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
         (st = resident_grid((const void *)cw->tail, smem, sms, &cw->g_tail)) != PW_OK ||
         (st = resident_grid((const void *)k_gather, 0, sms, &cw->g_gather)) != PW_OK)
         return st;
-    /* A queue shorter than the threads the GPU holds at once cannot hide a
-     * stage's latency, so from there on paths are finished in one kernel,
-     * one path a thread: the queue must fit the threads the tail kernel
-     * holds at once (101,376 on an H100; 270,336, two paths a thread
-     * one after the other, measured 3% slower on bunnies-mixed and rtiow:
-     * docs/PERFORMANCE.md). PATHWAVE_WAVE_TAIL=N sets the largest queue so
-     * finished (0: never), for comparisons. */
+    /* A queue that holds few paths for each thread the GPU holds at once
+     * cannot hide a stage's latency, and each bounce waits for its
+     * slowest paths, so from there on paths are finished in one kernel,
+     * each lane taking the queue's next path as its last one ends
+     * (finish_tail). The tail takes queues of up to 5 paths for each of
+     * its resident threads (506,880 on an H100), measured against 1, 2, 3,
+     * 7.5, 10 and 15 (docs/PERFORMANCE.md). Against the tail before (a
+     * path a thread, queues of up to 1 path a thread): bunnies-mixed:6
+     * +3%, :16 +4%, :64 +4%, the bunny +6%, Sponza +10%, toy +9%, rtiow
+     * +4%, the Cornell box +2%, the Veach scene unchanged. Larger tails
+     * gained more on the sphere scenes and the Cornell box but lost on the
+     * Veach scene and bunnies-mixed:64. PATHWAVE_WAVE_TAIL=N sets the
+     * largest queue so finished (0: never), for comparisons. */
     const char *tail = getenv("PATHWAVE_WAVE_TAIL");
-    cw->tail_max = tail && *tail ? (uint32_t)strtoul(tail, NULL, 10) : (uint32_t)cw->g_tail * WAVE_BLOCK;
+    cw->tail_max = tail && *tail ? (uint32_t)strtoul(tail, NULL, 10) : 5u * (uint32_t)cw->g_tail * WAVE_BLOCK;
 
     if (r->settings.stage_stats) {
         cw->n_ev = (PW_STAGE_COUNT + 1) * (int)(r->params.max_depth + 2);
