@@ -266,14 +266,18 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
     }
 }
 
-/* Capped at 80 registers (6 blocks of 128 an SM), where the megakernel
- * takes 64: the tail runs few paths, so fewer spills count for more than
- * more warps (against 64: bunnies-mixed +3%, bunny +2-4%, cornell +1-2%,
- * the others within 1%; docs/PERFORMANCE.md). Runs after k_advance (the
- * bounce index already moved on), not after the last bounce. Two
- * variants, as for shade. */
-#define TAIL_KERNEL(name, kinds)                                                                                   \
-    __global__ void __launch_bounds__(WAVE_BLOCK, 6)                                                               \
+/* Runs after k_advance (the bounce index already moved on), not after the
+ * last bounce. Two variants, as for shade. The tail's paths are its
+ * scene's longest, so fewer spills count for more than more warps: the
+ * basic kernel is capped at 80 registers (6 blocks of 128 an SM), where
+ * the megakernel takes 64 (against 64: bunnies-mixed +3%, bunny +2-4%,
+ * cornell +1-2%, the others within 1%; against 64 with the lanes taking
+ * paths as theirs end: cornell +3%, bunny +5%, Sponza +10%, but toy -3%);
+ * the kernel for every kind at 128 (4 blocks; at 80 it spills 776
+ * bytes): bunnies-mixed:6 +3.4%, Veach +2.6%, bunnies-mixed:16 -1.2%,
+ * :64 -2.2% (docs/PERFORMANCE.md). */
+#define TAIL_KERNEL(name, kinds, min_blocks)                                                                       \
+    __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, float *sum,                 \
              unsigned long long *totals)                                                                           \
     {                                                                                                              \
@@ -289,8 +293,8 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
             atomicAdd(&totals[1], (unsigned long long)s);                                                          \
         }                                                                                                          \
     }
-TAIL_KERNEL(k_finish_tail, PW_KINDS_ALL)
-TAIL_KERNEL(k_finish_tail_basic, PW_KINDS_BASIC)
+TAIL_KERNEL(k_finish_tail, PW_KINDS_ALL, 4)
+TAIL_KERNEL(k_finish_tail_basic, PW_KINDS_BASIC, 6)
 
 /* Closes a bounce: counts its rays, makes the next queue current, or hands
  * it to k_finish_tail when it holds at most tail_max paths. In the graph it
@@ -439,7 +443,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
      * slowest paths, so from there on paths are finished in one kernel,
      * each lane taking the queue's next path as its last one ends
      * (finish_tail). The tail takes queues of up to 5 paths for each of
-     * its resident threads (506,880 on an H100), measured against 1, 2, 3,
+     * its resident threads (506,880 on an H100 for the basic kinds,
+     * 337,920 for every kind), measured against 1, 2, 3,
      * 7.5, 10 and 15 (docs/PERFORMANCE.md). Against the tail before (a
      * path a thread, queues of up to 1 path a thread): bunnies-mixed:6
      * +3%, :16 +4%, :64 +4%, the bunny +6%, Sponza +10%, toy +9%, rtiow
