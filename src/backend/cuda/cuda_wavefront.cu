@@ -50,7 +50,7 @@ typedef struct cuda_wave {
      * kernel: as many as can be resident at once (its registers and
      * shared memory decide). A grid-stride kernel launched with more
      * blocks than fit runs its last ones in a second, partly empty round. */
-    int g_extend, g_shade, g_connect, g_tail, g_gather;
+    int g_generate, g_extend, g_shade, g_connect, g_tail, g_gather;
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
     tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
@@ -72,12 +72,15 @@ __global__ void k_set_wave(uint32_t *params, uint32_t first, uint32_t sample, ui
     params[3] = samples;
 }
 
+/* Launched with the blocks the GPU holds at once: the wave's items are
+ * known only on the device, and a grid for its largest wave (8M paths)
+ * spent most of its time on threads with nothing to do. */
 __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uint32_t *params)
 {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, n = params[2] * params[3];
-    if (i < n)
-        pw_wf_generate(&w, &v, &prm, i, params[0], params[2], params[1]);
-    if (i == 0) {
+    uint32_t n = params[2] * params[3];
+    GRID_STRIDE(i, n)
+    pw_wf_generate(&w, &v, &prm, i, params[0], params[2], params[1]);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
         w.counters[PW_WF_RAYS] = n;
         w.counters[PW_WF_NEXT] = 0;
         w.counters[PW_WF_SHADOWS] = 0;
@@ -436,7 +439,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
         (st = resident_grid((const void *)cw->shade, smem, sms, &cw->g_shade)) != PW_OK ||
         (st = resident_grid((const void *)k_connect, smem, sms, &cw->g_connect)) != PW_OK ||
         (st = resident_grid((const void *)cw->tail, smem, sms, &cw->g_tail)) != PW_OK ||
-        (st = resident_grid((const void *)k_gather, 0, sms, &cw->g_gather)) != PW_OK)
+        (st = resident_grid((const void *)k_gather, 0, sms, &cw->g_gather)) != PW_OK ||
+        (st = resident_grid((const void *)k_generate, 0, sms, &cw->g_generate)) != PW_OK)
         return st;
     /* A queue that holds few paths for each thread the GPU holds at once
      * cannot hide a stage's latency, and each bounce waits for its
@@ -500,8 +504,7 @@ static cudaError_t launch_generate(pw_renderer *r, cuda_state *c)
 {
     cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
-    STEP((k_generate<<<(cw->w.cap + WAVE_BLOCK - 1) / WAVE_BLOCK, WAVE_BLOCK, 0, cw->stream>>>(
-        cw->w, c->scene.view, r->params, cw->d_params)));
+    STEP((k_generate<<<cw->g_generate, WAVE_BLOCK, 0, cw->stream>>>(cw->w, c->scene.view, r->params, cw->d_params)));
     return e;
 }
 
