@@ -39,8 +39,11 @@ BUNNY=carry/shared/scenes/stanford-bunny/bunny.ply
 SPONZA=carry/shared/scenes/sponza-dabrovic/sponza.obj
 
 step gpu-tests $BIN/test_gpu
-# Again with every wavefront bounce run stage by stage (no tail kernel).
+# Again with every wavefront bounce run stage by stage (no tail kernel),
+# and with every bounce after the first left to the tail kernel, whose
+# lanes then take many paths each.
 step gpu-tests-no-tail env PATHWAVE_WAVE_TAIL=0 $BIN/test_gpu
+step gpu-tests-all-tail env PATHWAVE_WAVE_TAIL=1000000000 $BIN/test_gpu
 # And with the wave launched kernel by kernel instead of as one graph.
 step gpu-tests-no-graph env PATHWAVE_WAVE_GRAPH=0 $BIN/test_gpu
 # The analytic and furnace tests of the CPU suite, rendered on each GPU backend.
