@@ -72,7 +72,7 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
  * (docs/PERFORMANCE.md): postponed for every ray, bunnies-mixed +1-2% but
  * sponza -2%, bunny -1-2%; for bounce rays only, bunnies-mixed +1.5-2%,
  * sponza unchanged. The wavefront's tail kernel takes it too (through
- * pw_path_step: bunnies-mixed:16, :64 and the bunny +1-2%, the sphere
+ * pw_path_step: bunnies-mixed:16, :64 and the bunny +0.3-3%, the sphere
  * scenes unchanged); the megakernels keep pw_trace's walk. */
 PW_HD int pw_trace_extend(const pw_scene_view *s, pw_ray r, uint32_t origin, float tmin, float tmax, pw_hit *hit)
 {

@@ -275,7 +275,7 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
  * basic kernel is capped at 80 registers (6 blocks of 128 an SM), where
  * the megakernel takes 64 (against 64: bunnies-mixed +3%, bunny +2-4%,
  * cornell +1-2%, the others within 1%; against 64 with the lanes taking
- * paths as theirs end: cornell +3%, bunny +5%, Sponza +10%, but toy -3%);
+ * paths as theirs end: cornell +3%, bunny +6%, Sponza +11%, but toy -3%);
  * the kernel for every kind at 128 (4 blocks; at 80 it spills 776
  * bytes): bunnies-mixed:6 +3.4%, Veach +2.6%, bunnies-mixed:16 -1.2%,
  * :64 -2.2% (docs/PERFORMANCE.md). */
@@ -451,8 +451,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
      * 337,920 for every kind), measured against 1, 2, 3,
      * 7.5, 10 and 15 (docs/PERFORMANCE.md). Against the tail before (a
      * path a thread, queues of up to 1 path a thread): bunnies-mixed:6
-     * +3%, :16 +4%, :64 +4%, the bunny +6%, Sponza +10%, toy +9%, rtiow
-     * +4%, the Cornell box +2%, the Veach scene unchanged. Larger tails
+     * +2%, :16 +4%, :64 +4%, the bunny +6%, Sponza +9%, toy +9%, rtiow
+     * +4%, toy-small +2%, the Cornell box +1%, Veach -1%. Larger tails
      * gained more on the sphere scenes and the Cornell box but lost on the
      * Veach scene and bunnies-mixed:64. PATHWAVE_WAVE_TAIL=N sets the
      * largest queue so finished (0: never), for comparisons. */
