@@ -167,8 +167,12 @@ void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
 /* Wavefront backends: time and items of each stage, per bounce, summed
  * over every pw_renderer_render call. Bounces past the last row are added
  * into it. GPU stage times are taken with CUDA events only when
- * settings.stage_stats is set, since they cost a little. */
-enum { PW_STAGE_GENERATE, PW_STAGE_EXTEND, PW_STAGE_SHADE, PW_STAGE_CONNECT, PW_STAGE_COUNT };
+ * settings.stage_stats is set, since they cost a little. PW_STAGE_TAIL is
+ * the CUDA wavefront's tail kernel, which runs a wave's last paths to
+ * their ends: its row is the bounce whose queue it took, its items the
+ * paths it took, and its time includes the one-thread kernel that closes
+ * the bounce before it. */
+enum { PW_STAGE_GENERATE, PW_STAGE_EXTEND, PW_STAGE_SHADE, PW_STAGE_CONNECT, PW_STAGE_TAIL, PW_STAGE_COUNT };
 #define PW_STATS_BOUNCES 64
 typedef struct pw_stage_stats {
     double seconds[PW_STAGE_COUNT];

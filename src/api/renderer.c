@@ -226,7 +226,7 @@ void pw_renderer_cancel(pw_renderer *r) { r->cancel = 1; }
 
 const char *pw_stage_name(int stage)
 {
-    static const char *const names[PW_STAGE_COUNT] = {"generate", "extend", "shade", "connect"};
+    static const char *const names[PW_STAGE_COUNT] = {"generate", "extend", "shade", "connect", "tail"};
     return stage >= 0 && stage < PW_STAGE_COUNT ? names[stage] : "unknown";
 }
 

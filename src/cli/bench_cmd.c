@@ -45,18 +45,24 @@ static void print_stage_stats(const pw_renderer *r, int frames)
             char cell[32];
             snprintf(cell, sizeof cell, "%.3f/%llu", st[b].seconds[k] * 1e3 / frames,
                      (unsigned long long)(st[b].items[k] / (uint64_t)frames));
-            printf(" %20s", st[b].items[k] || st[b].seconds[k] > 0 ? cell : "-");
+            /* The tail's launches that found no paths show as "-". */
+            int shown = st[b].items[k] || (k != PW_STAGE_TAIL && st[b].seconds[k] > 0);
+            printf(" %20s", shown ? cell : "-");
         }
         printf("\n");
     }
     if (last + 1 < rows) {
         double idle = 0.0;
-        for (int b = last + 1; b < rows; b++)
-            for (int k = 0; k < PW_STAGE_COUNT; k++)
-                idle += st[b].seconds[k];
-        printf("%d-%d: no paths left (the paths the tail kernel took are not counted above); %.3f ms of empty "
-               "stages here, none in the graph that renders without --stats\n",
-               last + 1, rows - 1, idle * 1e3 / frames);
+        int tail = 0;
+        for (int b = 0; b < rows; b++)
+            for (int k = 0; k < PW_STAGE_COUNT; k++) {
+                idle += b > last ? st[b].seconds[k] : 0.0;
+                tail |= k == PW_STAGE_TAIL && st[b].items[k] > 0;
+            }
+        printf("%d-%d: no paths left for the stages%s; %.3f ms of empty stages here, none in the graph that "
+               "renders without --stats\n",
+               last + 1, rows - 1, tail ? " (the tail kernel ran those it took to their ends)" : "",
+               idle * 1e3 / frames);
     }
 }
 

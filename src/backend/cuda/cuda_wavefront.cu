@@ -38,7 +38,7 @@ typedef struct cuda_wave {
     pw_wave w;                    /* device pointers */
     void *mem;
     unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays */
-    uint32_t *d_log;              /* per bounce: rays, shadow rays (stage statistics) */
+    uint32_t *d_log;              /* per bounce: rays, shadow rays, paths the tail took (stage statistics) */
     uint32_t *d_params;           /* the wave: first pixel, first sample, pixels, samples; the bounce */
     uint32_t *d_sorted;           /* shading in key order: PW_WF_N_KEYS lists of cap positions (NULL: off) */
     int connects;                 /* whether any path can have work for connect */
@@ -54,7 +54,7 @@ typedef struct cuda_wave {
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
     tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
-    cudaEvent_t *ev;              /* stage statistics: (PW_STAGE_COUNT + 1) events per bounce */
+    cudaEvent_t *ev;              /* stage statistics: PW_STAGE_COUNT + 1 events per bounce */
     int n_ev;
 } cuda_wave;
 
@@ -310,11 +310,13 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     totals[0] += rays;
     totals[1] += shadows;
     if (bounce < PW_STATS_BOUNCES) {
-        log[2 * bounce] += rays;
-        log[2 * bounce + 1] += shadows;
+        log[3 * bounce] += rays;
+        log[3 * bounce + 1] += shadows;
     }
     uint32_t next = w.counters[PW_WF_NEXT];
     int tail = next <= tail_max;
+    if (tail && bounce + 1u < PW_STATS_BOUNCES)
+        log[3 * (bounce + 1u) + 2] += next;
     w.counters[PW_WF_RAYS] = tail ? 0u : next;
     w.counters[PW_WF_TAIL] = tail ? next : 0u;
     w.counters[PW_WF_NEXT] = 0;
@@ -409,10 +411,10 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     }
     PW_CUDA_TRY(cudaMemset(cw->w.counters, 0, PW_WF_COUNTERS * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_totals, 2 * sizeof(unsigned long long)));
-    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 2 * PW_STATS_BOUNCES * sizeof(uint32_t)));
-    PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 2 * PW_STATS_BOUNCES * sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, N_PARAMS * sizeof(uint32_t)));
-    r->stats.device_bytes += bytes + 2 * sizeof(unsigned long long) + (2 * PW_STATS_BOUNCES + N_PARAMS) * sizeof(uint32_t);
+    r->stats.device_bytes += bytes + 2 * sizeof(unsigned long long) + (3 * PW_STATS_BOUNCES + N_PARAMS) * sizeof(uint32_t);
     PW_CUDA_TRY(cudaStreamCreateWithFlags(&cw->stream, cudaStreamNonBlocking));
     int dev, sms;
     PW_CUDA_TRY(cudaGetDevice(&dev));
@@ -477,8 +479,10 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
 #define EV(b, k) (cw->ev[(b) * (PW_STAGE_COUNT + 1) + (k)])
 
 /* Adds the stage times of a wave's bounces to the statistics: event k of a
- * bounce is recorded just before stage k, event 4 after the last stage
- * (and event 0 of bounce 0 before generate). */
+ * bounce is recorded just before stage k (event 4 before the kernel that
+ * closes the bounce and the tail kernel's launch), event 5 after them
+ * (and event 0 of bounce 0 before generate). The tail's time goes to the
+ * bounce whose queue it takes, the next one. */
 static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t bounces, uint32_t n)
 {
     PW_CUDA_TRY(cudaEventSynchronize(EV(bounces - 1, PW_STAGE_COUNT)));
@@ -488,7 +492,7 @@ static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t boun
     for (uint32_t b = 0; b < bounces; b++)
         for (int k = PW_STAGE_EXTEND; k < PW_STAGE_COUNT; k++) {
             PW_CUDA_TRY(cudaEventElapsedTime(&ms, EV(b, k), EV(b, k + 1)));
-            pw_stage_record(r, b, k, ms * 1e-3, 0);
+            pw_stage_record(r, k == PW_STAGE_TAIL ? b + 1 : b, k, ms * 1e-3, 0);
         }
     return PW_OK;
 }
@@ -509,8 +513,8 @@ static cudaError_t launch_generate(pw_renderer *r, cuda_state *c)
 }
 
 /* One bounce's kernels on cw->stream; with events, each stage is marked
- * (event k of the bounce just before stage k, event 4 after the last). In
- * the graph, loop_handle is the WHILE node's condition. */
+ * (record_stage_times). In the graph, loop_handle is the WHILE node's
+ * condition. */
 static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint32_t b,
                                  cudaGraphConditionalHandle loop_handle, int loop)
 {
@@ -539,6 +543,7 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
     if (cw->tail_max > 0)
         STEP((cw->tail<<<cw->g_tail, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params, c->d_sum,
                                                            cw->d_totals)));
+    MARK(5);
 #undef MARK
     return e;
 }
@@ -688,13 +693,14 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
     r->stats.bounce_rays += totals[0] - (r->stats.camera_rays - camera_before);
     r->stats.shadow_rays += totals[1];
     if (cw->ev) {
-        uint32_t log[2 * PW_STATS_BOUNCES];
+        uint32_t log[3 * PW_STATS_BOUNCES];
         PW_CUDA_TRY(cudaMemcpy(log, cw->d_log, sizeof log, cudaMemcpyDeviceToHost));
         PW_CUDA_TRY(cudaMemsetAsync(cw->d_log, 0, sizeof log, cw->stream));
         for (uint32_t b = 0; b < PW_STATS_BOUNCES; b++) {
-            pw_stage_record(r, b, PW_STAGE_EXTEND, 0.0, log[2 * b]);
-            pw_stage_record(r, b, PW_STAGE_SHADE, 0.0, log[2 * b]);
-            pw_stage_record(r, b, PW_STAGE_CONNECT, 0.0, log[2 * b + 1]);
+            pw_stage_record(r, b, PW_STAGE_EXTEND, 0.0, log[3 * b]);
+            pw_stage_record(r, b, PW_STAGE_SHADE, 0.0, log[3 * b]);
+            pw_stage_record(r, b, PW_STAGE_CONNECT, 0.0, log[3 * b + 1]);
+            pw_stage_record(r, b, PW_STAGE_TAIL, 0.0, log[3 * b + 2]);
         }
     }
     return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;
