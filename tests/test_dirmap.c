@@ -385,6 +385,7 @@ static void shell_scenes(void **state)
         maps_under_test t;
         maps_init_cells(&t, s, sc % 3 == 0 ? 0.5f : 2.0f);
         tally tl = {0};
+        long on_big = 0, big_mapped = 0; /* origins on the big sphere, and those that found a map */
         for (int i = 0; i < 100000; i++) {
             /* The ray leaves the big sphere or a small one. */
             uint32_t k = i % 3 == 0 ? 1u + (uint32_t)(trng_unif(&g) * 63) : 0u;
@@ -393,6 +394,8 @@ static void shell_scenes(void **state)
                                            : trng_dir(&g);
             pw_vec3 p = v3_add(sp.c, v3_scale(nrm, sp.r));
             uint32_t mi = pw_dirmap_of_origin(&t.mapped, p, k);
+            on_big += k == 0;
+            big_mapped += k == 0 && mi != PW_NO_DIRMAP;
             if (mi == PW_NO_DIRMAP)
                 continue;
             pw_vec3 mc = t.m.maps[mi].c;
@@ -439,6 +442,10 @@ static void shell_scenes(void **state)
         }
         rays += tl.rays;
         mapped += tl.mapped;
+        /* The big sphere's surface finds a map (its cells, or its ball's
+         * maps where no cells can be planned), as every other sphere's. */
+        if (big_mapped * 10 < on_big * 9)
+            fail_msg("shell scene %d: %ld of %ld origins on the big sphere found a map", sc, big_mapped, on_big);
         maps_free(&t);
         pw_scene_free(s);
     }

@@ -1,7 +1,7 @@
 /* The CPU wavefront against the CPU megakernel. Both call the same path
  * functions with the same random numbers and add each pixel's samples in
  * the same order, so their images must be bit-identical: any difference
- * means a stage lost, repeated or reordered work (a shadow ray resolved
+ * means a stage lost, repeated or reordered work (a shadow ray added
  * twice, a path dropped from a queue, a wave overlapping the next). */
 #include "test_render_util.h"
 

@@ -282,6 +282,10 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
     float r2 = 0.0f;
     uint32_t large = cell_scale > 0.0f ? large_slot(slots, n, &r2) : PW_NO_DIRMAP;
     uint32_t n_cells = large != PW_NO_DIRMAP ? plan_cells(slots, n, large, r2, cell_scale, &out->cells) : 0;
+    /* A large sphere whose cells cannot be planned (the others' box centred
+     * inside it: spheres sunk in a ground) takes ball maps like the rest. */
+    if (n_cells == 0)
+        large = PW_NO_DIRMAP;
     uint32_t n_origin = cell_scale > 0.0f ? 2 * n + n_cells : 0;
     if ((size_t)n_origin * PW_DIRMAP_TEXELS * sizeof *out->masks > max_origin_bytes) {
         n_origin = 0;

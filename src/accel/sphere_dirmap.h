@@ -3,12 +3,12 @@
  * mask of run slots, the spheres that a ray leaving B in a direction of the
  * texel can hit. The idea is Haines and Greenberg's light buffer (1986):
  * shadow rays toward a light need test only the objects that the light
- * sees in their direction. Here one map serves two kinds of rays:
+ * sees in their direction. Here maps serve three kinds of rays:
  *
  *  - rays that start in B (camera rays, whose origins lie on the lens):
- *    looked up by their direction d; the wavefront's only, as a
- *    megakernel's warp would walk its camera and bounce rays one after
- *    the other (pw_scene_view.dirmap_camera);
+ *    looked up by their direction d (pw_scene_view.dirmap_camera); the
+ *    megakernel takes it only with origin maps, as without them its
+ *    warps would walk camera and bounce rays one after the other;
  *  - segments that end in B (shadow rays to a sphere light, which end just
  *    short of its surface): the segment reversed starts in B, so it is
  *    looked up by -d;
@@ -75,8 +75,10 @@ extern "C" {
 #define PW_ORIGIN_UNKNOWN 0xffu
 
 /* The maps of a small sphere scene: maps[0] the camera's lens, one per
- * sphere light (n in all), then with origin maps one per sphere and the
- * cells of a large one (n_all in all; host memory; pw_dirmaps_free). */
+ * sphere light (n in all), then with origin maps two per sphere (its ball,
+ * and its ball for rays that leave it), none for a large one that has
+ * cells instead, then those cells (n_all in all; host memory;
+ * pw_dirmaps_free). */
 typedef struct pw_dirmaps {
     pw_dirmap *maps;
     uint64_t *masks;  /* n_all * PW_DIRMAP_TEXELS, map by map */

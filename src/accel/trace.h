@@ -52,7 +52,6 @@ PW_HD int pw_trace_from(const pw_scene_view *s, pw_ray r, uint32_t origin, float
         return pw_trace_sphere_list(s, r, tmin, tmax, any_hit, hit);
     if (s->flat_spheres == PW_FLAT_GROUPS)
         return pw_trace_sphere_groups(s, r, origin, tmin, tmax, any_hit, hit);
-    (void)origin;
     if (s->wide_bvh)
         return pw_bvh4_trace(s, r, tmin, tmax, any_hit, hit);
     return pw_bvh_trace(s, r, tmin, tmax, any_hit, hit);

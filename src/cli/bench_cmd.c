@@ -34,11 +34,13 @@ static void print_stage_stats(const pw_renderer *r, int frames)
         printf(" %20s", pw_stage_name(k));
     printf("\n");
     /* Bounces past the last one with paths are summed into one line. */
-    int last = 0;
+    int last = 0, tail = 0;
     for (int b = 0; b < rows; b++)
         for (int k = 0; k < PW_STAGE_COUNT; k++)
-            if (st[b].items[k])
+            if (st[b].items[k]) {
                 last = b;
+                tail |= k == PW_STAGE_TAIL;
+            }
     for (int b = 0; b <= last; b++) {
         printf("%-7d", b);
         for (int k = 0; k < PW_STAGE_COUNT; k++) {
@@ -53,12 +55,9 @@ static void print_stage_stats(const pw_renderer *r, int frames)
     }
     if (last + 1 < rows) {
         double idle = 0.0;
-        int tail = 0;
-        for (int b = 0; b < rows; b++)
-            for (int k = 0; k < PW_STAGE_COUNT; k++) {
-                idle += b > last ? st[b].seconds[k] : 0.0;
-                tail |= k == PW_STAGE_TAIL && st[b].items[k] > 0;
-            }
+        for (int b = last + 1; b < rows; b++)
+            for (int k = 0; k < PW_STAGE_COUNT; k++)
+                idle += st[b].seconds[k];
         printf("%d-%d: no paths left for the stages%s; %.3f ms of empty stages here, none in the graph that "
                "renders without --stats\n",
                last + 1, rows - 1, tail ? " (the tail kernel ran those it took to their ends)" : "",

@@ -4,18 +4,6 @@
 
 #include "geom/ray.h"
 
-/* Sphere test with the discriminant computed from the distance of the
- * centre to the ray (Haines et al., Ray Tracing Gems, ch. 7), which stays
- * accurate for small spheres far away. Needs a unit direction. The dot
- * products are written as fused multiply-adds so that the CPU's 8-lane
- * version (accel/bvh8_cpu.c) performs the same roundings with fewer
- * instructions. The root's square root and division are the GPU's
- * approximations (pw_sqrt_approx: exact on the host): t is then off by a
- * few ulps, where the offset of the next ray's origin (pw_offset_along) is
- * 256, and the furnace tests still lose no path; the IEEE sequences were
- * 6.5% of toy's warp instructions, run by 6 lanes of 32 (toy +3%,
- * toy-small +5%, docs/PERFORMANCE.md). Returns the nearest t in (tmin,
- * tmax) or -1. */
 /* The sphere test's terms for f = o - c: b, the distance along d to the
  * point nearest the centre, and cc, |f|^2 - r2 (r2 = r * r; positive
  * outside). */
@@ -28,6 +16,18 @@ PW_HD float pw_sphere_cc(pw_vec3 f, float r2) { return fmaf(f.z, f.z, fmaf(f.y, 
  * they leave, with spheres behind them. */
 PW_HD int pw_sphere_left_behind(float b, float cc) { return b < 0.0f && cc > 0.0f; }
 
+/* Sphere test with the discriminant computed from the distance of the
+ * centre to the ray (Haines et al., Ray Tracing Gems, ch. 7), which stays
+ * accurate for small spheres far away. Needs a unit direction. The dot
+ * products are written as fused multiply-adds so that the CPU's 8-lane
+ * version (accel/bvh8_cpu.c) performs the same roundings with fewer
+ * instructions. The root's square root and division are the GPU's
+ * approximations (pw_sqrt_approx: exact on the host): t is then off by a
+ * few ulps, where the offset of the next ray's origin (pw_offset_along) is
+ * 256, and the furnace tests still lose no path; the IEEE sequences were
+ * 6.5% of toy's warp instructions, run by 6 lanes of 32 (toy +3%,
+ * toy-small +5%, docs/PERFORMANCE.md). Returns the nearest t in (tmin,
+ * tmax) or -1. */
 PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float tmin, float tmax)
 {
     pw_vec3 f = v3_sub(o, c);

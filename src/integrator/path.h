@@ -32,7 +32,8 @@ typedef struct pw_path {
 } pw_path;
 PW_SIZE_CHECK(pw_path, 64);
 
-PW_HD uint32_t pw_path_origin(const pw_path *p) { return p->flags >> PW_PATH_ORIGIN_SHIFT & 0xffu; }
+PW_HD uint32_t pw_flags_origin(uint32_t flags) { return flags >> PW_PATH_ORIGIN_SHIFT & 0xffu; }
+PW_HD uint32_t pw_path_origin(const pw_path *p) { return pw_flags_origin(p->flags); }
 
 /* The origin code of a ray that leaves primitive prim: the sphere's id
  * where it fits in eight bits. */

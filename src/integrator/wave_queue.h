@@ -1,6 +1,6 @@
 /* Records in structure-of-arrays form and appends to a queue from many
- * threads at once: what the wavefront's queues are made of, and what
- * shading needs to put its shadow rays straight into one (path.h's
+ * threads at once: what the wavefront's queues are made of, and the
+ * records shading puts its shadow rays straight into (path.h's
  * pw_shadow_sink). */
 #ifndef PW_WAVE_QUEUE_H
 #define PW_WAVE_QUEUE_H
@@ -67,13 +67,13 @@ PW_HD uint32_t pw_wf_alloc(uint32_t *counter, uint32_t n)
         total = (uint32_t)__popc(want);
     } else {
         for (unsigned m = mask; m; m &= m - 1u) {
-            unsigned src = (unsigned)__ffs(m) - 1u;
+            unsigned src = pw_lowest_bit(m);
             uint32_t v = __shfl_sync(mask, n, (int)src);
             prefix += src < lane ? v : 0u;
             total += v;
         }
     }
-    unsigned leader = (unsigned)__ffs(mask) - 1u;
+    unsigned leader = pw_lowest_bit(mask);
     uint32_t base = 0;
     if (lane == leader && total)
         base = atomicAdd(counter, total);
@@ -85,7 +85,8 @@ PW_HD uint32_t pw_wf_alloc(uint32_t *counter, uint32_t n)
 }
 
 /* Two appends of 0 or 1 item each, to the queues counted by pair[0] and
- * pair[1] (8-byte aligned), with one atomic for both; *a_at and *b_at
+ * pair[1] (8-byte aligned), with one atomic for both on the GPU (two on
+ * the host); *a_at and *b_at
  * receive the slots (meaningful where a or b is set). Shade takes a
  * path's entries in the connect list and in the next ray queue together:
  * taken one after the other, each atomic's wait came in turn (Nsight
@@ -97,7 +98,7 @@ PW_HD void pw_wf_alloc_pair(uint32_t *pair, int a, int b, uint32_t *a_at, uint32
     unsigned lane = pw_lane_id();
     unsigned below = mask & ((1u << lane) - 1u);
     unsigned wa = __ballot_sync(mask, a), wb = __ballot_sync(mask, b);
-    unsigned leader = (unsigned)__ffs(mask) - 1u;
+    unsigned leader = pw_lowest_bit(mask);
     unsigned long long base = 0;
     if (lane == leader && (wa | wb))
         base = atomicAdd((unsigned long long *)pair,
@@ -119,7 +120,7 @@ PW_HD void pw_wf_count(uint32_t *counter, uint32_t n)
     unsigned mask = __activemask();
     uint32_t total = __reduce_add_sync(mask, n);
     unsigned lane = pw_lane_id();
-    if (lane == (unsigned)__ffs(mask) - 1u && total)
+    if (lane == pw_lowest_bit(mask) && total)
         atomicAdd(counter, total);
 #else
     __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);

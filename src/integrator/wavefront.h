@@ -202,7 +202,7 @@ PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q
     pw_ray r;
     r.o = v3(o.x, o.y, o.z);
     r.d = v3(d.x, d.y, d.z);
-    uint32_t origin = pw_f4_bits(d.w) >> (PW_WF_FLAGS_SHIFT + PW_PATH_ORIGIN_SHIFT) & 0xffu;
+    uint32_t origin = pw_flags_origin(pw_f4_bits(d.w) >> PW_WF_FLAGS_SHIFT);
     pw_hit h;
     pw_trace_extend(s, r, origin, s->t_min, PW_INF, &h);
     pw_f4_store(&w->hit[i], h.t, pw_int_as_float((int32_t)h.prim), h.u, h.v);

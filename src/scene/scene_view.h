@@ -194,7 +194,8 @@ typedef struct pw_sphere_group {
 PW_SIZE_CHECK(pw_sphere_group, 32);
 
 /* 32 bytes: the ball a direction map bounds (accel/sphere_dirmap.h), and
- * for a sphere light's map the light itself, which its masks leave out. */
+ * for a sphere light's or an origin map the sphere itself, which its masks
+ * leave out. */
 typedef struct pw_dirmap {
     pw_vec3 c;
     float rho;         /* its radius */
@@ -261,7 +262,7 @@ typedef struct pw_scene_view {
     const pw_sphere *group_spheres;   /* their spheres in run order */
     const uint32_t *group_prims;      /* and those spheres' ids */
     uint32_t n_groups;
-    const pw_dirmap *dirmaps;      /* PW_FLAT_GROUPS, optional: the camera's and the sphere lights' direction maps */
+    const pw_dirmap *dirmaps;      /* PW_FLAT_GROUPS, optional: the camera's, the sphere lights' and the origin maps */
     const uint64_t *dirmap_masks;  /* PW_DIRMAP_TEXELS masks of group slots each */
     uint32_t n_dirmaps;            /* the camera's and the lights' (origin maps follow them) */
     uint32_t dirmap_camera;        /* closest-hit rays from the lens use dirmaps[0] */

@@ -351,7 +351,10 @@ static void test_agree_split(void **state)
 /* Ray counts, cuda-mega against cuda-wave: the same paths cast the same
  * rays. The wavefront's shade counts its shadow rays with a warp-reduced
  * atomic whose result nothing reads (pw_wf_count), so a lane left out of
- * that sum would change no image: only --stats and Mray/s would show it. */
+ * that sum would change no image: only --stats and Mray/s would show it.
+ * These small images leave every bounce after the first to the tail
+ * kernel; gpu-check runs the suite again without a tail
+ * (PATHWAVE_WAVE_TAIL=0), which checks shade's counts at every bounce. */
 static void check_rays_equal(const char *name, pw_scene *s, const gpu_case *c)
 {
     pw_settings st;

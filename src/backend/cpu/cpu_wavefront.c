@@ -47,8 +47,8 @@ static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32
         pw_wf_shade(w, &c->r->view, &c->r->params, c->bounce & 1u, i, c->r->params.kinds);
 }
 
-/* What a piece of at most CHUNK shade items makes (without splitting: a
- * connect entry and at most one next-queue entry with its path an item),
+/* What a piece of at most CHUNK shade items makes (without splitting,
+ * each item at most one connect entry and one next-queue entry),
  * before it joins the wave's queues. Shadow records are the paths' own
  * and go straight to the wave. */
 typedef struct shade_out {

@@ -10,12 +10,13 @@
  * body serves every bounce. The host never waits inside a frame, and no
  * kernel is launched for bounces that have no paths (a graph with every
  * bounce up to max_depth unrolled spent about 5 us a bounce launching
- * empty kernels: 1.2 ms of a Cornell box frame at max depth 64). A wave takes several samples of every pixel when they fit
- * (pw_wave_plan), so small images do not pay a wave's fixed costs per
- * sample. Once a bounce's queue is short enough that stages would leave
- * the GPU waiting on a few long paths (tail_max), k_finish_tail runs those
- * paths to their ends (pw_path_step): their rays are counted but no longer
- * appear in the per-bounce stage statistics. */
+ * empty kernels: 1.2 ms of a Cornell box frame at max depth 64). A wave
+ * takes several samples of every pixel when they fit (pw_wave_plan), so
+ * small images do not pay a wave's fixed costs per sample. Once a
+ * bounce's queue is short enough that stages would leave the GPU waiting
+ * on a few long paths (tail_max), k_finish_tail runs those paths to their
+ * ends (pw_path_step); the stage statistics show it as a stage of its own
+ * (PW_STAGE_TAIL). */
 #include <stdlib.h>
 #include <string.h>
 
