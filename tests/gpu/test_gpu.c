@@ -414,6 +414,29 @@ static void test_agree_partial_tiles_and_calls(void **state)
     }
 }
 
+/* The wavefront's waves taken in turn by its two slots, which run at once:
+ * waves of every pixel at one sample (7,000 paths), so each wave adds to
+ * the pixels the wave before it, on the other slot, is adding to; and
+ * three waves a sample (3,000 paths). The images must equal the
+ * megakernel's to the bit: a wave's gather waits for the one before. */
+static void test_agree_waves_in_turn(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    const char *names[2] = {"toy", "cornell"};
+    for (int i = 0; i < 2; i++) {
+        pw_scene *s = builtin(names[i]);
+        gpu_case whole = {100, 70, 6, 1, 7000, 0}, thirds = {100, 70, 6, 1, 3000, 0};
+        char name[64];
+        snprintf(name, sizeof name, "%s 100x70, 6 waves of every pixel", names[i]);
+        check_case(name, s, &whole);
+        snprintf(name, sizeof name, "%s 100x70, 3 waves a sample", names[i]);
+        check_case(name, s, &thirds);
+        pw_scene_free(s);
+    }
+}
+
 /* Launches of the megakernel that ran as a stream of tiles for case c. */
 static uint32_t mega_stream_launches(pw_scene *s, const gpu_case *c)
 {
@@ -494,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_rays_mega_equal_wave),
         cmocka_unit_test(test_agree_partial_tiles_and_calls),
         cmocka_unit_test(test_agree_streams),
+        cmocka_unit_test(test_agree_waves_in_turn),
         cmocka_unit_test(test_agree_envmap),
         cmocka_unit_test(test_agree_conductor),
         cmocka_unit_test(test_agree_toy_conductor),

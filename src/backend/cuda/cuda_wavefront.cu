@@ -35,18 +35,33 @@ typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const 
 typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
                                unsigned long long *);
 
-typedef struct cuda_wave {
+/* One wave in flight: its path state and queues, its parameters, the
+ * stream it runs on and its graph. Two slots let one wave's last bounces
+ * and tail, which leave most of the GPU idle, run beside the next wave's
+ * first bounces (wave_setup says when). */
+typedef struct wave_slot {
     pw_wave w;                    /* device pointers */
     void *mem;
-    unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays */
-    uint32_t *d_log;              /* per bounce: rays, shadow rays, paths the tail took (stage statistics) */
     uint32_t *d_params;           /* the wave: first pixel, first sample, pixels, samples; the bounce */
     uint32_t *d_sorted;           /* shading in key order: PW_WF_N_KEYS lists of cap positions (NULL: off) */
+    cudaStream_t stream;
+    cudaGraphExec_t graph;        /* the wave's generate and bounces, built once */
+    cudaGraphConditionalHandle loop_handle; /* the bounce loop's condition */
+} wave_slot;
+
+#define WAVE_SLOTS 2
+
+typedef struct cuda_wave {
+    wave_slot slot[WAVE_SLOTS];
+    int n_slots;                  /* slots in use: 1 or 2 */
+    int halve;                    /* a frame that one wave holds runs as two half waves (halve_frames) */
+    unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays (all slots) */
+    uint32_t *d_log;              /* per bounce: rays, shadow rays, paths the tail took (stage statistics) */
+    cudaEvent_t started;          /* the frame's counters cleared (slot 0), for the other slot to wait on */
+    cudaEvent_t gathered;         /* the last wave's gather, which the next wave's gather waits for */
+    cudaEvent_t done;             /* the other slot's last wave, for slot 0 to wait on at the frame's end */
     int connects;                 /* whether any path can have work for connect */
     uint32_t fetch;               /* k_extend's and k_connect's warps take rays 32 at a time as they finish (meshes) */
-    cudaStream_t stream;
-    cudaGraphExec_t graph;        /* a whole wave, built once */
-    cudaGraphConditionalHandle loop_handle; /* the bounce loop's condition */
     /* Blocks of WAVE_BLOCK threads that fill the GPU, for each stage
      * kernel: as many as can be resident at once (its registers and
      * shared memory decide). A grid-stride kernel launched with more
@@ -308,16 +323,17 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
 {
     uint32_t bounce = params[P_BOUNCE];
     uint32_t rays = w.counters[PW_WF_RAYS], shadows = w.counters[PW_WF_SHADOWS];
-    totals[0] += rays;
-    totals[1] += shadows;
+    /* Atomics: the waves of both slots add to these. */
+    atomicAdd(&totals[0], (unsigned long long)rays);
+    atomicAdd(&totals[1], (unsigned long long)shadows);
     if (bounce < PW_STATS_BOUNCES) {
-        log[3 * bounce] += rays;
-        log[3 * bounce + 1] += shadows;
+        atomicAdd(&log[3 * bounce], rays);
+        atomicAdd(&log[3 * bounce + 1], shadows);
     }
     uint32_t next = w.counters[PW_WF_NEXT];
     int tail = next <= tail_max;
     if (tail && bounce + 1u < PW_STATS_BOUNCES)
-        log[3 * (bounce + 1u) + 2] += next;
+        atomicAdd(&log[3 * (bounce + 1u) + 2], next);
     w.counters[PW_WF_RAYS] = tail ? 0u : next;
     w.counters[PW_WF_TAIL] = tail ? next : 0u;
     w.counters[PW_WF_NEXT] = 0;
@@ -342,11 +358,11 @@ static void pick_wave_kernels(const pw_renderer *r, shade_kernel_fn *shade, tail
     *tail = basic ? k_finish_tail_basic : k_finish_tail;
 }
 
-/* The blocks of WAVE_BLOCK threads of kernel fn that the GPU holds at once. */
-static pw_status resident_grid(const void *fn, size_t smem, int sms, int *grid)
+/* The blocks of `block` threads of kernel fn that the GPU holds at once. */
+static pw_status resident_grid(const void *fn, int block, size_t smem, int sms, int *grid)
 {
     int per_sm = 0;
-    PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, WAVE_BLOCK, smem));
+    PW_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, smem));
     *grid = sms * (per_sm > 0 ? per_sm : 1);
     return PW_OK;
 }
@@ -373,6 +389,67 @@ static int shade_sorted(const pw_renderer *r)
     return 0;
 }
 
+/* How many waves run at once. Two, each with half the path slots: a
+ * wave's late bounces and its tail run a few long paths on a GPU that is
+ * mostly idle, and the other slot's wave fills it. Frames of several
+ * waves, measured on the H100 against one slot: toy-small +12%, rtiow
+ * +11%; at 4 spp a frame at 1080p, the Cornell box +9%, Veach +4%, the
+ * bunny +3%, Sponza and bunnies-mixed:6 within 1%, bunnies-mixed:16 -5%
+ * (docs/PERFORMANCE.md). One where the stage
+ * statistics time each stage (their events would time both waves'
+ * kernels), where half the slots would not hold a split path's children,
+ * and with PATHWAVE_WAVE_SLOTS=1 (for comparisons). */
+static int wave_slots(const pw_renderer *r, uint32_t cap)
+{
+    const char *e = getenv("PATHWAVE_WAVE_SLOTS");
+    if ((e && *e == '1') || r->settings.stage_stats || cap / 2u < r->params.split || cap < 2048u)
+        return 1;
+    return WAVE_SLOTS;
+}
+
+/* Whether a frame that one wave would hold runs as two half waves, one a
+ * slot, that overlap. Measured on the H100 (docs/PERFORMANCE.md, frames
+ * of one wave: toy's 4 spp, 1080p at 1 spp): toy +11%, the Cornell box
+ * +7%; but bunnies-mixed:6 -9%, :16 -12%, :64 -11%, Veach -2.5%, the
+ * bunny -2%, Sponza -1.5%. A half wave costs a whole one's latency (its
+ * late bounces wait on their slowest walks, its tail on its longest
+ * chain: two halves one after the other measured bunnies-mixed:6 -24%,
+ * the bunny -28%), and the overlap did not win that back on any scene
+ * measured with microfacet materials or with more than 60K triangles. So:
+ * the basic material kinds and at most 4,096 triangles.
+ * PATHWAVE_WAVE_HALVE=0 or 1 decides instead, for comparisons. */
+static int halve_frames(const pw_renderer *r)
+{
+    const char *e = getenv("PATHWAVE_WAVE_HALVE");
+    if (e && (*e == '0' || *e == '1'))
+        return *e == '1';
+    return r->params.kinds == PW_KINDS_BASIC && r->view.n_tris <= 4096u;
+}
+
+/* A slot's path state for cap paths, its shading lists where shade sorts,
+ * its parameters and its stream. */
+static pw_status slot_setup(pw_renderer *r, wave_slot *s, uint32_t cap, uint32_t per, int sort)
+{
+    size_t bytes = pw_wave_bytes(cap, per);
+    cudaError_t e = cudaMalloc(&s->mem, bytes);
+    if (e != cudaSuccess)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: cannot allocate %.0f MiB of device memory for %u wavefront paths: %s",
+                       bytes / 1048576.0, cap, cudaGetErrorString(e));
+    pw_wave_carve(&s->w, s->mem, cap, per);
+    if (sort) {
+        e = cudaMalloc((void **)&s->d_sorted, (size_t)PW_WF_N_KEYS * cap * sizeof(uint32_t));
+        if (e != cudaSuccess)
+            return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: cannot allocate %.0f MiB of device memory for the shading lists: %s",
+                           PW_WF_N_KEYS * cap * 4.0 / 1048576.0, cudaGetErrorString(e));
+        bytes += (size_t)PW_WF_N_KEYS * cap * sizeof(uint32_t);
+    }
+    PW_CUDA_TRY(cudaMemset(s->w.counters, 0, PW_WF_COUNTERS * sizeof(uint32_t)));
+    PW_CUDA_TRY(cudaMalloc((void **)&s->d_params, N_PARAMS * sizeof(uint32_t)));
+    r->stats.device_bytes += bytes + N_PARAMS * sizeof(uint32_t);
+    PW_CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    return PW_OK;
+}
+
 static pw_status wave_setup(pw_renderer *r, cuda_state *c)
 {
     cuda_wave *cw = (cuda_wave *)calloc(1, sizeof *cw);
@@ -389,34 +466,29 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     size_t fit = free_b / 2 / (pw_wave_bytes_per_path(per) + (sort ? PW_WF_N_KEYS * sizeof(uint32_t) : 0));
     uint32_t want = pw_wave_wanted_paths(npix, split, WAVE_MAX_PATHS);
     uint32_t cap = want < fit ? want : (uint32_t)fit;
+    if (fit < 1024)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: too little device memory for the wavefront's path state (%.0f MiB free)",
+                       free_b / 1048576.0);
+    cw->n_slots = wave_slots(r, cap);
+    cw->halve = cw->n_slots > 1 && halve_frames(r);
+    cap /= (uint32_t)cw->n_slots;
     uint32_t limit = pw_wave_path_limit(r->settings.wave_paths);
     if (limit > 0 && limit < cap)
         cap = limit;
     if (cap < split)
         cap = split;
-    if (fit < 1024)
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: too little device memory for the wavefront's path state (%.0f MiB free)",
-                       free_b / 1048576.0);
-    size_t bytes = pw_wave_bytes(cap, per);
-    cudaError_t e = cudaMalloc(&cw->mem, bytes);
-    if (e != cudaSuccess)
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: cannot allocate %.0f MiB of device memory for %u wavefront paths: %s",
-                       bytes / 1048576.0, cap, cudaGetErrorString(e));
-    pw_wave_carve(&cw->w, cw->mem, cap, per);
-    if (sort) {
-        e = cudaMalloc((void **)&cw->d_sorted, (size_t)PW_WF_N_KEYS * cap * sizeof(uint32_t));
-        if (e != cudaSuccess)
-            return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: cannot allocate %.0f MiB of device memory for the shading lists: %s",
-                           PW_WF_N_KEYS * cap * 4.0 / 1048576.0, cudaGetErrorString(e));
-        bytes += (size_t)PW_WF_N_KEYS * cap * sizeof(uint32_t);
+    for (int k = 0; k < cw->n_slots; k++) {
+        pw_status st = slot_setup(r, &cw->slot[k], cap, per, sort);
+        if (st != PW_OK)
+            return st;
     }
-    PW_CUDA_TRY(cudaMemset(cw->w.counters, 0, PW_WF_COUNTERS * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_totals, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaMalloc((void **)&cw->d_log, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
     PW_CUDA_TRY(cudaMemset(cw->d_log, 0, 3 * PW_STATS_BOUNCES * sizeof(uint32_t)));
-    PW_CUDA_TRY(cudaMalloc((void **)&cw->d_params, N_PARAMS * sizeof(uint32_t)));
-    r->stats.device_bytes += bytes + 2 * sizeof(unsigned long long) + (3 * PW_STATS_BOUNCES + N_PARAMS) * sizeof(uint32_t);
-    PW_CUDA_TRY(cudaStreamCreateWithFlags(&cw->stream, cudaStreamNonBlocking));
+    r->stats.device_bytes += 2 * sizeof(unsigned long long) + 3 * PW_STATS_BOUNCES * sizeof(uint32_t);
+    PW_CUDA_TRY(cudaEventCreateWithFlags(&cw->started, cudaEventDisableTiming));
+    PW_CUDA_TRY(cudaEventCreateWithFlags(&cw->gathered, cudaEventDisableTiming));
+    PW_CUDA_TRY(cudaEventCreateWithFlags(&cw->done, cudaEventDisableTiming));
     int dev, sms;
     PW_CUDA_TRY(cudaGetDevice(&dev));
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -438,12 +510,12 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     const char *fetch = getenv("PATHWAVE_WAVE_FETCH");
     cw->fetch = fetch && (*fetch == '0' || *fetch == '1') ? *fetch == '1' : r->view.n_tris > 0;
     pw_status st;
-    if ((st = resident_grid((const void *)k_extend, smem, sms, &cw->g_extend)) != PW_OK ||
-        (st = resident_grid((const void *)cw->shade, smem, sms, &cw->g_shade)) != PW_OK ||
-        (st = resident_grid((const void *)k_connect, smem, sms, &cw->g_connect)) != PW_OK ||
-        (st = resident_grid((const void *)cw->tail, smem, sms, &cw->g_tail)) != PW_OK ||
-        (st = resident_grid((const void *)k_gather, 0, sms, &cw->g_gather)) != PW_OK ||
-        (st = resident_grid((const void *)k_generate, 0, sms, &cw->g_generate)) != PW_OK)
+    if ((st = resident_grid((const void *)k_extend, WAVE_BLOCK, smem, sms, &cw->g_extend)) != PW_OK ||
+        (st = resident_grid((const void *)cw->shade, WAVE_BLOCK, smem, sms, &cw->g_shade)) != PW_OK ||
+        (st = resident_grid((const void *)k_connect, WAVE_BLOCK, smem, sms, &cw->g_connect)) != PW_OK ||
+        (st = resident_grid((const void *)cw->tail, WAVE_BLOCK, smem, sms, &cw->g_tail)) != PW_OK ||
+        (st = resident_grid((const void *)k_gather, WAVE_BLOCK, 0, sms, &cw->g_gather)) != PW_OK ||
+        (st = resident_grid((const void *)k_generate, WAVE_BLOCK, 0, sms, &cw->g_generate)) != PW_OK)
         return st;
     /* A queue that holds few paths for each thread the GPU holds at once
      * cannot hide a stage's latency, and each bounce waits for its
@@ -505,22 +577,22 @@ static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t boun
             return e;                 \
     } while (0)
 
-static cudaError_t launch_generate(pw_renderer *r, cuda_state *c)
+static cudaError_t launch_generate(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
     cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
-    STEP((k_generate<<<cw->g_generate, WAVE_BLOCK, 0, cw->stream>>>(cw->w, c->scene.view, r->params, cw->d_params)));
+    STEP((k_generate<<<cw->g_generate, WAVE_BLOCK, 0, s->stream>>>(s->w, c->scene.view, r->params, s->d_params)));
     return e;
 }
 
-/* One bounce's kernels on cw->stream; with events, each stage is marked
- * (record_stage_times). In the graph, loop_handle is the WHILE node's
- * condition. */
-static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint32_t b,
+/* One bounce's kernels on the slot's stream; with events, each stage is
+ * marked (record_stage_times). In the graph, loop_handle is the WHILE
+ * node's condition. */
+static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, wave_slot *s, int events, uint32_t b,
                                  cudaGraphConditionalHandle loop_handle, int loop)
 {
     cuda_wave *cw = c->wave;
-    cudaStream_t st = cw->stream;
+    cudaStream_t st = s->stream;
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     cudaError_t e = cudaSuccess;
 #define MARK(k)                                      \
@@ -529,32 +601,36 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, int events, uint
             STEP(cudaEventRecord(EV(b, k), st));     \
     } while (0)
     MARK(1);
-    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, cw->d_params, cw->d_sorted,
-                                                           cw->fetch)));
+    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, s->d_params, s->d_sorted, cw->fetch)));
     MARK(2);
-    STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params,
-                                                           cw->d_sorted)));
+    STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, s->d_params,
+                                                           s->d_sorted)));
     MARK(3);
     if (cw->connects)
-        STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, c->d_sum,
+        STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, c->d_sum,
                                                                cw->fetch)));
     MARK(4);
-    STEP((k_advance<<<1, 1, 0, st>>>(cw->w, cw->d_totals, cw->d_log, cw->d_params, cw->tail_max, r->params.max_depth,
+    STEP((k_advance<<<1, 1, 0, st>>>(s->w, cw->d_totals, cw->d_log, s->d_params, cw->tail_max, r->params.max_depth,
                                      loop_handle, loop)));
     if (cw->tail_max > 0)
-        STEP((cw->tail<<<cw->g_tail, WAVE_BLOCK, smem, st>>>(cw->w, c->scene.view, r->params, cw->d_params, c->d_sum,
+        STEP((cw->tail<<<cw->g_tail, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, s->d_params, c->d_sum,
                                                            cw->d_totals)));
     MARK(5);
 #undef MARK
     return e;
 }
 
-static cudaError_t launch_gather(pw_renderer *r, cuda_state *c)
+/* Adds the wave's paths to the image, after the wave before it has (the
+ * two slots' waves may hold samples of the same pixels). */
+static cudaError_t launch_gather(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
     cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
-    if (r->params.split <= 1)
-        STEP((k_gather<<<cw->g_gather, WAVE_BLOCK, 0, cw->stream>>>(cw->w, r->params, cw->d_params, c->d_sum)));
+    if (r->params.split > 1)
+        return e;
+    STEP(cudaStreamWaitEvent(s->stream, cw->gathered, 0));
+    STEP((k_gather<<<cw->g_gather, WAVE_BLOCK, 0, s->stream>>>(s->w, r->params, s->d_params, c->d_sum)));
+    STEP(cudaEventRecord(cw->gathered, s->stream));
     return e;
 }
 
@@ -563,30 +639,32 @@ static cudaError_t launch_gather(pw_renderer *r, cuda_state *c)
  * without the graph (PATHWAVE_WAVE_GRAPH=0: compute-sanitizer's racecheck
  * does not run graphs with conditional nodes, and it measures the graph's
  * gain). */
-static cudaError_t launch_wave_unrolled(pw_renderer *r, cuda_state *c, int events)
+static cudaError_t launch_wave_unrolled(pw_renderer *r, cuda_state *c, wave_slot *s, int events)
 {
     cuda_wave *cw = c->wave;
     cudaError_t e;
-    if (events && (e = cudaEventRecord(EV(0, 0), cw->stream)) != cudaSuccess)
+    if (events && (e = cudaEventRecord(EV(0, 0), s->stream)) != cudaSuccess)
         return e;
-    if ((e = launch_generate(r, c)) != cudaSuccess)
+    if ((e = launch_generate(r, c, s)) != cudaSuccess)
         return e;
     for (uint32_t b = 0; b <= r->params.max_depth; b++)
-        if ((e = launch_bounce(r, c, events, b, 0, 0)) != cudaSuccess)
+        if ((e = launch_bounce(r, c, s, events, b, 0, 0)) != cudaSuccess)
             return e;
-    return launch_gather(r, c);
+    return cudaSuccess;
 }
 
-/* Captures stream work into graph g after the node dep (none when NULL);
- * returns the last node added. */
-static cudaError_t capture_into(cudaStream_t st, cudaGraph_t g, const cudaGraphNode_t *dep, pw_renderer *r,
-                                cuda_state *c, cudaError_t (*launch)(pw_renderer *, cuda_state *),
-                                cudaGraphNode_t *last)
+typedef cudaError_t (*slot_launch_fn)(pw_renderer *, cuda_state *, wave_slot *);
+
+/* Captures the slot's stream work into graph g after the node dep (none
+ * when NULL); returns the last node added. */
+static cudaError_t capture_into(wave_slot *s, cudaGraph_t g, const cudaGraphNode_t *dep, pw_renderer *r,
+                                cuda_state *c, slot_launch_fn launch, cudaGraphNode_t *last)
 {
+    cudaStream_t st = s->stream;
     cudaError_t e = cudaStreamBeginCaptureToGraph(st, g, dep, NULL, dep ? 1 : 0, cudaStreamCaptureModeThreadLocal);
     if (e != cudaSuccess)
         return e;
-    cudaError_t launched = launch(r, c);
+    cudaError_t launched = launch(r, c, s);
     const cudaGraphNode_t *deps = NULL;
     size_t n = 0;
     cudaStreamCaptureStatus cs;
@@ -598,54 +676,91 @@ static cudaError_t capture_into(cudaStream_t st, cudaGraph_t g, const cudaGraphN
     return launched != cudaSuccess ? launched : e;
 }
 
-static cudaError_t launch_one_bounce(pw_renderer *r, cuda_state *c)
+static cudaError_t launch_one_bounce(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
-    return launch_bounce(r, c, 0, 0, c->wave->loop_handle, 1);
+    return launch_bounce(r, c, s, 0, 0, s->loop_handle, 1);
 }
 
-/* Builds cw->graph: generate -> WHILE (one bounce) -> gather. */
-static pw_status build_graph(pw_renderer *r, cuda_state *c)
+/* Builds the slot's graph: generate -> WHILE (one bounce). Gather stays
+ * outside it, to wait for the other slot's gather. */
+static pw_status build_graph(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
-    cuda_wave *cw = c->wave;
     cudaGraph_t g = NULL;
     cudaGraphNode_t gen = NULL, loop = NULL;
     PW_CUDA_TRY(cudaGraphCreate(&g, 0));
-    cudaError_t e = capture_into(cw->stream, g, NULL, r, c, launch_generate, &gen);
+    cudaError_t e = capture_into(s, g, NULL, r, c, launch_generate, &gen);
     /* The condition starts at 1 on every launch: bounce 0 always runs. */
     if (e == cudaSuccess)
-        e = cudaGraphConditionalHandleCreate(&cw->loop_handle, g, 1, cudaGraphCondAssignDefault);
+        e = cudaGraphConditionalHandleCreate(&s->loop_handle, g, 1, cudaGraphCondAssignDefault);
     cudaGraphNodeParams cp = {cudaGraphNodeTypeConditional, {0, 0, 0}, {{0}}, 0};
-    cp.conditional.handle = cw->loop_handle;
+    cp.conditional.handle = s->loop_handle;
     cp.conditional.type = cudaGraphCondTypeWhile;
     cp.conditional.size = 1;
     if (e == cudaSuccess)
         e = cudaGraphAddNode(&loop, g, &gen, NULL, 1, &cp);
     if (e == cudaSuccess)
-        e = capture_into(cw->stream, cp.conditional.phGraph_out[0], NULL, r, c, launch_one_bounce, NULL);
+        e = capture_into(s, cp.conditional.phGraph_out[0], NULL, r, c, launch_one_bounce, NULL);
     if (e == cudaSuccess)
-        e = capture_into(cw->stream, g, &loop, r, c, launch_gather, NULL);
-    if (e == cudaSuccess)
-        e = cudaGraphInstantiate(&cw->graph, g, 0);
+        e = cudaGraphInstantiate(&s->graph, g, 0);
     cudaGraphDestroy(g);
     PW_CUDA_TRY(e);
     return PW_OK;
 }
 #undef STEP
 
-static pw_status run_wave(pw_renderer *r, cuda_state *c, uint32_t first, uint32_t pixels, uint32_t sample,
-                          uint32_t samples)
+static pw_status run_wave(pw_renderer *r, cuda_state *c, wave_slot *s, uint32_t first, uint32_t pixels,
+                          uint32_t sample, uint32_t samples)
 {
     cuda_wave *cw = c->wave;
-    k_set_wave<<<1, 1, 0, cw->stream>>>(cw->d_params, first, sample, pixels, samples);
+    k_set_wave<<<1, 1, 0, s->stream>>>(s->d_params, first, sample, pixels, samples);
     PW_CUDA_LAUNCH_CHECK("k_set_wave");
-    if (cw->graph) {
-        PW_CUDA_TRY(cudaGraphLaunch(cw->graph, cw->stream));
-        return PW_OK;
-    }
-    PW_CUDA_TRY(launch_wave_unrolled(r, c, cw->ev != NULL));
+    if (s->graph)
+        PW_CUDA_TRY(cudaGraphLaunch(s->graph, s->stream));
+    else
+        PW_CUDA_TRY(launch_wave_unrolled(r, c, s, cw->ev != NULL));
+    PW_CUDA_TRY(launch_gather(r, c, s));
     if (!cw->ev)
         return PW_OK;
     return record_stage_times(r, cw, r->params.max_depth + 1, pixels * samples);
+}
+
+/* Waits for every slot's stream (after an error: nothing may still write
+ * the image). */
+static void sync_slots(cuda_wave *cw)
+{
+    for (int k = 0; k < cw->n_slots; k++)
+        cudaStreamSynchronize(cw->slot[k].stream);
+}
+
+/* The frame's waves, taken by the slots in turn. A frame that one wave
+ * would hold is cut into two where cw->halve says so. Ctrl-C is
+ * honoured between waves of whole samples, so every pixel keeps the same
+ * sample count (the device keeps one count for all). */
+static pw_status run_waves(pw_renderer *r, cuda_state *c, int spp)
+{
+    cuda_wave *cw = c->wave;
+    uint32_t npix = r->params.width * r->params.height;
+    int next = 0;
+    for (uint32_t s = 0; s < (uint32_t)spp && !r->cancel;) {
+        uint32_t per_wave, samples;
+        pw_wave_plan(cw->slot[0].w.cap, npix, r->params.split, (uint32_t)spp - s, &per_wave, &samples);
+        if (cw->halve && per_wave >= npix && s + samples >= (uint32_t)spp && next == 0)
+            per_wave = (npix + 1u) / 2u;
+        for (uint32_t first = 0; first < npix; first += per_wave) {
+            uint32_t n = npix - first < per_wave ? npix - first : per_wave;
+            pw_status st = run_wave(r, c, &cw->slot[next], first, n, c->samples_done, samples);
+            if (st != PW_OK) {
+                sync_slots(cw);
+                return st;
+            }
+            next = (next + 1) % cw->n_slots;
+        }
+        c->samples_done += samples;
+        r->stats.samples += (uint64_t)npix * samples;
+        r->stats.camera_rays += (uint64_t)npix * samples;
+        s += samples;
+    }
+    return PW_OK;
 }
 
 extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
@@ -660,35 +775,28 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
     }
     cuda_wave *cw = c->wave;
     const char *use_graph = getenv("PATHWAVE_WAVE_GRAPH");
-    if (!cw->ev && !cw->graph && !(use_graph && *use_graph == '0')) {
-        pw_status st = build_graph(r, c);
-        if (st != PW_OK)
-            return st;
-    }
-    uint32_t npix = r->params.width * r->params.height;
-    uint64_t camera_before = r->stats.camera_rays;
-    PW_CUDA_TRY(cudaMemsetAsync(cw->d_totals, 0, 2 * sizeof(unsigned long long), cw->stream));
-    PW_CUDA_TRY(cudaEventRecord(c->ev_start, cw->stream));
-    /* Ctrl-C is honoured between waves of whole samples, so every pixel
-     * keeps the same sample count (the device keeps one count for all). */
-    for (uint32_t s = 0; s < (uint32_t)spp && !r->cancel;) {
-        uint32_t per_wave, samples;
-        pw_wave_plan(cw->w.cap, npix, r->params.split, (uint32_t)spp - s, &per_wave, &samples);
-        for (uint32_t first = 0; first < npix; first += per_wave) {
-            uint32_t n = npix - first < per_wave ? npix - first : per_wave;
-            pw_status st = run_wave(r, c, first, n, c->samples_done, samples);
-            if (st != PW_OK) {
-                cudaStreamSynchronize(cw->stream); /* nothing may still write the image */
+    for (int k = 0; k < cw->n_slots; k++)
+        if (!cw->ev && !cw->slot[k].graph && !(use_graph && *use_graph == '0')) {
+            pw_status st = build_graph(r, c, &cw->slot[k]);
+            if (st != PW_OK)
                 return st;
-            }
         }
-        c->samples_done += samples;
-        r->stats.samples += (uint64_t)npix * samples;
-        r->stats.camera_rays += (uint64_t)npix * samples;
-        s += samples;
+    cudaStream_t main = cw->slot[0].stream;
+    uint64_t camera_before = r->stats.camera_rays;
+    PW_CUDA_TRY(cudaMemsetAsync(cw->d_totals, 0, 2 * sizeof(unsigned long long), main));
+    PW_CUDA_TRY(cudaEventRecord(c->ev_start, main));
+    PW_CUDA_TRY(cudaEventRecord(cw->started, main));
+    for (int k = 1; k < cw->n_slots; k++)
+        PW_CUDA_TRY(cudaStreamWaitEvent(cw->slot[k].stream, cw->started, 0));
+    pw_status st = run_waves(r, c, spp);
+    if (st != PW_OK)
+        return st;
+    for (int k = 1; k < cw->n_slots; k++) {
+        PW_CUDA_TRY(cudaEventRecord(cw->done, cw->slot[k].stream));
+        PW_CUDA_TRY(cudaStreamWaitEvent(main, cw->done, 0));
     }
     unsigned long long totals[2];
-    pw_status fin = pw_cuda_finish_frame(r, c, cw->stream, cw->d_totals, totals);
+    pw_status fin = pw_cuda_finish_frame(r, c, main, cw->d_totals, totals);
     if (fin != PW_OK)
         return fin;
     r->stats.bounce_rays += totals[0] - (r->stats.camera_rays - camera_before);
@@ -696,7 +804,7 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
     if (cw->ev) {
         uint32_t log[3 * PW_STATS_BOUNCES];
         PW_CUDA_TRY(cudaMemcpy(log, cw->d_log, sizeof log, cudaMemcpyDeviceToHost));
-        PW_CUDA_TRY(cudaMemsetAsync(cw->d_log, 0, sizeof log, cw->stream));
+        PW_CUDA_TRY(cudaMemsetAsync(cw->d_log, 0, sizeof log, main));
         for (uint32_t b = 0; b < PW_STATS_BOUNCES; b++) {
             pw_stage_record(r, b, PW_STAGE_EXTEND, 0.0, log[3 * b]);
             pw_stage_record(r, b, PW_STAGE_SHADE, 0.0, log[3 * b]);
@@ -712,15 +820,24 @@ void pw_cuda_wave_free(cuda_state *c)
     cuda_wave *cw = c->wave;
     if (!cw)
         return;
-    cudaFree(cw->mem);
+    for (int k = 0; k < WAVE_SLOTS; k++) {
+        wave_slot *s = &cw->slot[k];
+        cudaFree(s->mem);
+        cudaFree(s->d_params);
+        cudaFree(s->d_sorted);
+        if (s->graph)
+            cudaGraphExecDestroy(s->graph);
+        if (s->stream)
+            cudaStreamDestroy(s->stream);
+    }
     cudaFree(cw->d_totals);
     cudaFree(cw->d_log);
-    cudaFree(cw->d_params);
-    cudaFree(cw->d_sorted);
-    if (cw->graph)
-        cudaGraphExecDestroy(cw->graph);
-    if (cw->stream)
-        cudaStreamDestroy(cw->stream);
+    if (cw->started)
+        cudaEventDestroy(cw->started);
+    if (cw->gathered)
+        cudaEventDestroy(cw->gathered);
+    if (cw->done)
+        cudaEventDestroy(cw->done);
     for (int i = 0; i < cw->n_ev; i++)
         cudaEventDestroy(cw->ev[i]);
     free(cw->ev);
