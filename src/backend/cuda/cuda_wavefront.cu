@@ -410,8 +410,8 @@ static int wave_slots(const pw_renderer *r, uint32_t cap)
 /* Whether a frame that one wave would hold runs as two half waves, one a
  * slot, that overlap. Measured on the H100 (docs/PERFORMANCE.md, frames
  * of one wave: toy's 4 spp, 1080p at 1 spp): toy +11%, the Cornell box
- * +7%; but bunnies-mixed:6 -9%, :16 -12%, :64 -11%, Veach -2.5%, the
- * bunny -2%, Sponza -1.5%. A half wave costs a whole one's latency (its
+ * +7%; but bunnies-mixed:6 -9%, :16 -11%, :64 -11%, Veach -3%, the bunny
+ * -3%, Sponza within the noise. A half wave costs a whole one's latency (its
  * late bounces wait on their slowest walks, its tail on its longest
  * chain: two halves one after the other measured bunnies-mixed:6 -24%,
  * the bunny -28%), and the overlap did not win that back on any scene
