@@ -58,14 +58,14 @@ typedef struct pw_shadow_ray {
  * went through local memory (352 bytes of stack in the GPU's shade stage,
  * whose warps Nsight Compute found waiting on local loads and stores). */
 typedef struct pw_shadow_sink {
-    pw_shadow_ray *rays;        /* the caller's array, or NULL */
-    pw_f4 *org, *dir, *contrib; /* else the records: origin and tmax, direction, contribution */
-    uint32_t first;             /* the record of the path's first ray */
+    pw_shadow_ray *rays;       /* the caller's array, or NULL */
+    pw_shadow_records records; /* else the records (wave_queue.h) */
+    uint32_t first;            /* the record of the path's first ray */
 } pw_shadow_sink;
 
 PW_HD pw_shadow_sink pw_sink_array(pw_shadow_ray *rays)
 {
-    pw_shadow_sink k = {rays, NULL, NULL, NULL, 0};
+    pw_shadow_sink k = {rays, {NULL, NULL, NULL}, 0};
     return k;
 }
 
@@ -80,10 +80,7 @@ PW_HD void pw_sink_put(const pw_shadow_sink *k, int i, pw_vec3 o, pw_vec3 d, flo
         r->contrib = contrib;
         return;
     }
-    uint32_t j = k->first + (uint32_t)i;
-    pw_f4_store(&k->org[j], o.x, o.y, o.z, tmax);
-    pw_f4_store(&k->dir[j], d.x, d.y, d.z, 0.0f);
-    pw_f4_store(&k->contrib[j], contrib.x, contrib.y, contrib.z, 0.0f);
+    pw_records_put(&k->records, k->first + (uint32_t)i, o, d, tmax, contrib);
 }
 
 /* A shadow ray handed from lane to lane (pw_trace_shadows). 28 bytes, so

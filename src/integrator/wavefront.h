@@ -23,28 +23,30 @@
 
 #include "integrator/path.h"
 
-/* Device-side counters, read by the next stage instead of the host. */
+/* Shading keys: the material type of the hit, or a miss. */
+#define PW_WF_N_KEYS (PW_MAT_COUNT + 1)
+
+/* Device-side counters, read by the next stage instead of the host. The
+ * shading keys' come last, so a new material type makes room for itself. */
 enum {
     PW_WF_RAYS = 0,    /* items in the current ray queue */
     PW_WF_SHADOWS = 1, /* shadow rays made this bounce */
-    PW_WF_SHADED = 2,  /* paths connect visits this bounce: with shadow rays, or split children that ended */
-    PW_WF_NEXT = 3,    /* items appended to the next ray queue (with SHADED, one 8-byte pair: pw_wf_alloc_pair) */
+    PW_WF_TO_CONNECT = 2, /* entries of the connect list: paths with shadow rays, or split children that ended */
+    PW_WF_NEXT = 3,    /* items appended to the next ray queue (with TO_CONNECT, one 8-byte pair: pw_wf_alloc_pair) */
     PW_WF_SLOTS = 4,   /* path slots in use */
     PW_WF_TAIL = 5,    /* paths of the current queue left to the tail kernel (GPU) */
     PW_WF_FETCH = 6,   /* GPU: items of the current queue taken by extend's warps */
-    PW_WF_FETCH_SHADOWS = 7, /* GPU: paths of the connect list taken by connect's warps */
-    PW_WF_KEYS = 8,    /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
-    PW_WF_FETCH_TAIL = 15, /* GPU: paths of the tail taken by the tail kernel's warps */
-    PW_WF_COUNTERS = 16
+    PW_WF_FETCH_CONNECT = 7, /* GPU: entries of the connect list taken by connect's warps */
+    PW_WF_FETCH_TAIL = 8, /* GPU: paths of the tail taken by the tail kernel's warps */
+    PW_WF_KEYS = 9,    /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
+    PW_WF_COUNTERS = PW_WF_KEYS + PW_WF_N_KEYS
 };
 
-/* Shading keys: the material type of the hit, or a miss. */
-#define PW_WF_N_KEYS (PW_MAT_COUNT + 1)
-PW_STATIC_ASSERT(PW_WF_KEYS + PW_WF_N_KEYS <= PW_WF_FETCH_TAIL, "the shading keys' counters overflow into the tail's");
-/* pw_wf_alloc_pair adds to SHADED and NEXT with one 64-bit atomic: they
- * must be adjacent, SHADED first and 8-byte aligned in the (256-byte
- * aligned) counter block. */
-PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_SHADED + 1 && PW_WF_SHADED % 2 == 0, "SHADED and NEXT are no aligned pair");
+/* pw_wf_alloc_pair adds to TO_CONNECT and NEXT with one 64-bit atomic:
+ * they must be adjacent, TO_CONNECT first and 8-byte aligned in the
+ * (256-byte aligned) counter block. */
+PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0,
+                 "TO_CONNECT and NEXT are no aligned pair");
 
 /* Path state in structure-of-arrays form, each array a group of four
  * 4-byte fields that are read and written together. A path has a slot,
@@ -58,15 +60,15 @@ PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_SHADED + 1 && PW_WF_SHADED % 2 == 0, "SHADE
  *   By position, current and next queue: org: ray origin, BSDF pdf 16;
  *   dir: ray direction, depth and flags 16; thr: throughput, RNG key 16;
  *   the path's slot 4; and hit: t, prim, u, v 16 (the current queue's).
- *   By slot: rad: radiance 16 (w unused); book: alive, shadow rays made
- *   16, two words unused, written only for the paths connect visits;
- *   pixel 4; the connect list 4.
- * 160 bytes a path slot. Shade adds to a path's radiance only when it
+ *   By slot: rad: radiance 16 (w unused); pixel 4.
+ *   By entry: the connect list, the paths connect visits: slot, shadow
+ *   rays made and whether the path goes on 8 (pw_wf_list).
+ * 148 bytes a path slot. Shade adds to a path's radiance only when it
  * changes (emission, the sky), so a bounce that gathers nothing leaves
  * rad alone. Directions and throughputs are kept as full floats: packing
  * them would change the paths against the megakernel. Shadow records are
- * 48 bytes: origin, distance 16; direction 16; contribution 16 (its w
- * unused). A path's records are its own, slot * per to slot * per + per - 1
+ * 40 bytes (pw_shadow_records, wave_queue.h). A path's records are its
+ * own, slot * per to slot * per + per - 1
  * (per: the most shadow rays a path makes at a hit), so shading writes
  * them without waiting on a queue's atomic, and connect, which goes
  * through the paths that made any, finds them there. */
@@ -76,10 +78,10 @@ typedef struct pw_wave {
     pw_f4 *org[2], *dir[2], *thr[2]; /* by position in queue[q], q the bounce's parity */
     uint32_t *queue[2];   /* the slot of each position of the current and next ray queue */
     pw_f4 *hit;           /* by position in the current queue */
-    pw_f4 *rad, *book;    /* by slot */
+    pw_f4 *rad;           /* by slot */
     uint32_t *pixel;      /* by slot; read only when a path finishes alone (ray splitting) */
-    uint32_t *shaded;     /* slots connect visits this bounce (pw_wf_shade_one) */
-    pw_f4 *s_org, *s_dir, *s_contrib; /* by slot * per + ray */
+    pw_f2 *to_connect;    /* the connect list: the paths connect visits this bounce (pw_wf_listing) */
+    pw_shadow_records shadow; /* by slot * per + ray */
     uint32_t *counters;   /* PW_WF_COUNTERS words */
 } pw_wave;
 
@@ -131,12 +133,13 @@ PW_HD void pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int fresh
 /* The first of slot i's shadow records. */
 PW_HD uint32_t pw_wf_records(const pw_wave *w, uint32_t i) { return i * w->per; }
 
-/* The bookkeeping of slot i: alive, shadow rays made (x, y of book; its
- * records are the slot's own, pw_wf_records). */
-PW_HD void pw_wf_book(const pw_wave *w, uint32_t i, uint32_t alive, uint32_t sh_count)
+/* Entry k of the connect list: path slot pi, its shadow rays made and
+ * whether it goes on (count | alive << 31), 8 bytes side by side with the
+ * entries before and after it, where the slot's bookkeeping was 16 bytes
+ * by slot, a scattered read a path for connect. */
+PW_HD void pw_wf_list(const pw_wave *w, uint32_t k, uint32_t pi, uint32_t alive, uint32_t count)
 {
-    pw_f4 b = pw_f4_u(alive, sh_count, 0, 0);
-    pw_f4_store(&w->book[i], b.x, b.y, b.z, b.w);
+    pw_f2_store(&w->to_connect[k], pw_int_as_float((int32_t)pi), pw_int_as_float((int32_t)(count | alive << 31)));
 }
 
 /* Camera rays of a wave that covers the whole image go out in 8x4 pixel
@@ -218,7 +221,7 @@ PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q
 PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
                            uint32_t pi, int fresh, pw_path p, const pw_hit *h, uint32_t kinds)
 {
-    pw_shadow_sink sink = {NULL, w->s_org, w->s_dir, w->s_contrib, pw_wf_records(w, pi)};
+    pw_shadow_sink sink = {NULL, w->shadow, pw_wf_records(w, pi)};
     int n = 0, alive = 0;
     if (h->prim == PW_NO_HIT)
         pw_path_miss(s, prm, &p);
@@ -228,16 +231,14 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
     /* Connect visits only the paths it has work for: those with shadow
      * rays, and finished split children, which add their radiance to the
      * pixel themselves. Any other path's radiance is final in its slot, so
-     * its bookkeeping is not written either (on toy most hits are metal,
+     * it takes no entry (on toy most hits are metal,
      * glass or sky, and on scenes without light sampling no path has
      * shadow rays). */
     int visit = n > 0 || (prm->split > 1 && !alive);
     uint32_t listed, next;
-    pw_wf_alloc_pair(&w->counters[PW_WF_SHADED], visit, alive, &listed, &next);
-    if (visit) {
-        pw_wf_book(w, pi, (uint32_t)alive, (uint32_t)n);
-        w->shaded[listed] = pi;
-    }
+    pw_wf_alloc_pair(&w->counters[PW_WF_TO_CONNECT], visit, alive, &listed, &next);
+    if (visit)
+        pw_wf_list(w, listed, pi, (uint32_t)alive, (uint32_t)n);
     pw_wf_add_radiance(w, pi, p.L, fresh);
     if (alive) {
         pw_wf_store(w, q ^ 1u, next, &p);
@@ -277,24 +278,20 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
  * theirs in the slot for gather. */
 PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i, float *sum)
 {
-    uint32_t pi = w->shaded[i];
-    pw_f4 l = pw_f4_load(&w->rad[pi]), b = pw_f4_load(&w->book[pi]);
+    pw_f2 e = pw_f2_load(&w->to_connect[i]);
+    uint32_t pi = pw_f4_bits(e.x), info = pw_f4_bits(e.y), count = info & 0x7fffffffu;
+    pw_f4 l = pw_f4_load(&w->rad[pi]);
     pw_vec3 L = v3(l.x, l.y, l.z);
-    uint32_t first = pw_wf_records(w, pi), count = pw_f4_bits(b.y);
+    uint32_t first = pw_wf_records(w, pi);
     for (uint32_t k = 0; k < count; k++) {
-        uint32_t j = first + k;
-        pw_f4 o = pw_f4_load(&w->s_org[j]), d = pw_f4_load(&w->s_dir[j]);
-        pw_ray r;
-        r.o = v3(o.x, o.y, o.z);
-        r.d = v3(d.x, d.y, d.z);
+        float tmax, red;
+        pw_ray r = pw_records_ray(&w->shadow, first + k, &tmax, &red);
         pw_hit h;
-        if (!pw_trace(s, r, s->t_min, o.w, 1, &h)) {
-            pw_f4 c = pw_f4_load(&w->s_contrib[j]);
-            L = v3_add_rn(L, v3(c.x, c.y, c.z));
-        }
+        if (!pw_trace(s, r, s->t_min, tmax, 1, &h))
+            L = v3_add_rn(L, pw_records_contrib(&w->shadow, first + k, red));
     }
     pw_f4_store(&w->rad[pi], L.x, L.y, L.z, 0.0f);
-    if (!pw_f4_bits(b.x) && prm->split > 1)
+    if (!(info >> 31) && prm->split > 1)
         pw_pixel_add_atomic(sum, w->pixel[pi], L);
 }
 

@@ -53,7 +53,8 @@ static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32
  * and go straight to the wave. */
 typedef struct shade_out {
     PW_ALIGNAS(8) uint32_t counters[PW_WF_COUNTERS];
-    uint32_t shaded[CHUNK], next[CHUNK];
+    uint32_t next[CHUNK];
+    pw_f2 to_connect[CHUNK];
     pw_f4 org[CHUNK], dir[CHUNK], thr[CHUNK];
 } shade_out;
 
@@ -67,14 +68,15 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
     pw_wave lw = *w;
     memset(o->counters, 0, sizeof o->counters);
     lw.counters = o->counters;
-    lw.shaded = o->shaded;
+    lw.to_connect = o->to_connect;
     lw.queue[nq] = o->next;
     lw.org[nq] = o->org, lw.dir[nq] = o->dir, lw.thr[nq] = o->thr;
     shade_items(c, &lw, b, e);
 
-    uint32_t n_shaded = o->counters[PW_WF_SHADED], n_next = o->counters[PW_WF_NEXT];
+    uint32_t n_connect = o->counters[PW_WF_TO_CONNECT], n_next = o->counters[PW_WF_NEXT];
     pw_wf_count(&w->counters[PW_WF_SHADOWS], o->counters[PW_WF_SHADOWS]);
-    memcpy(w->shaded + pw_wf_alloc(&w->counters[PW_WF_SHADED], n_shaded), o->shaded, n_shaded * sizeof *o->shaded);
+    memcpy(w->to_connect + pw_wf_alloc(&w->counters[PW_WF_TO_CONNECT], n_connect), o->to_connect,
+           n_connect * sizeof *o->to_connect);
     uint32_t next = pw_wf_alloc(&w->counters[PW_WF_NEXT], n_next);
     memcpy(w->queue[nq] + next, o->next, n_next * sizeof *o->next);
     memcpy(w->org[nq] + next, o->org, n_next * sizeof *o->org);
@@ -143,11 +145,11 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
         c.bounce = bounce;
         w->counters[PW_WF_NEXT] = 0;
         w->counters[PW_WF_SHADOWS] = 0;
-        w->counters[PW_WF_SHADED] = 0;
+        w->counters[PW_WF_TO_CONNECT] = 0;
         run_stage(&c, PW_STAGE_EXTEND, bounce, rays, rays, extend_body);
         run_stage(&c, PW_STAGE_SHADE, bounce, rays, rays, shade_body);
         uint32_t shadows = w->counters[PW_WF_SHADOWS];
-        run_stage(&c, PW_STAGE_CONNECT, bounce, w->counters[PW_WF_SHADED], shadows, connect_body);
+        run_stage(&c, PW_STAGE_CONNECT, bounce, w->counters[PW_WF_TO_CONNECT], shadows, connect_body);
         r->stats.bounce_rays += rays;
         r->stats.shadow_rays += shadows;
         rays = w->counters[PW_WF_NEXT];

@@ -100,11 +100,11 @@ __global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uin
         w.counters[PW_WF_RAYS] = n;
         w.counters[PW_WF_NEXT] = 0;
         w.counters[PW_WF_SHADOWS] = 0;
-        w.counters[PW_WF_SHADED] = 0;
+        w.counters[PW_WF_TO_CONNECT] = 0;
         w.counters[PW_WF_SLOTS] = n;
         w.counters[PW_WF_TAIL] = 0;
         w.counters[PW_WF_FETCH] = 0;
-        w.counters[PW_WF_FETCH_SHADOWS] = 0;
+        w.counters[PW_WF_FETCH_CONNECT] = 0;
         w.counters[PW_WF_FETCH_TAIL] = 0;
         for (int k = 0; k < PW_WF_N_KEYS; k++)
             w.counters[PW_WF_KEYS + k] = 0;
@@ -242,9 +242,9 @@ SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, 5)
 __global__ void k_connect(pw_wave w, pw_scene_view v, pw_render_params prm, float *sum, uint32_t fetch)
 {
     pw_cuda_spheres_to_shared(&v);
-    uint32_t n = w.counters[PW_WF_SHADED];
+    uint32_t n = w.counters[PW_WF_TO_CONNECT];
     if (fetch) {
-        FETCH_32(i, n, &w.counters[PW_WF_FETCH_SHADOWS])
+        FETCH_32(i, n, &w.counters[PW_WF_FETCH_CONNECT])
         pw_wf_connect(&w, &v, &prm, i, sum);
     } else {
         GRID_STRIDE(i, n)
@@ -338,9 +338,9 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
     w.counters[PW_WF_TAIL] = tail ? next : 0u;
     w.counters[PW_WF_NEXT] = 0;
     w.counters[PW_WF_SHADOWS] = 0;
-    w.counters[PW_WF_SHADED] = 0;
+    w.counters[PW_WF_TO_CONNECT] = 0;
     w.counters[PW_WF_FETCH] = 0;
-    w.counters[PW_WF_FETCH_SHADOWS] = 0;
+    w.counters[PW_WF_FETCH_CONNECT] = 0;
     for (int k = 0; k < PW_WF_N_KEYS; k++)
         w.counters[PW_WF_KEYS + k] = 0;
     params[P_BOUNCE] = bounce + 1u;
