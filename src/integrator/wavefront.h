@@ -29,22 +29,23 @@
 /* Device-side counters, read by the next stage instead of the host. The
  * shading keys' come last, so a new material type makes room for itself. */
 enum {
-    PW_WF_RAYS = 0,    /* items in the current ray queue */
-    PW_WF_SHADOWS = 1, /* shadow rays made this bounce */
-    PW_WF_TO_CONNECT = 2, /* entries of the connect list: paths with shadow rays, or split children that ended */
-    PW_WF_NEXT = 3,    /* items appended to the next ray queue (with TO_CONNECT, one 8-byte pair: pw_wf_alloc_pair) */
-    PW_WF_SLOTS = 4,   /* path slots in use */
-    PW_WF_TAIL = 5,    /* paths of the current queue left to the tail kernel (GPU) */
-    PW_WF_FETCH = 6,   /* GPU: items of the current queue taken by extend's warps */
+    PW_WF_RAYS = 0,          /* items in the current ray queue */
+    PW_WF_SHADOWS = 1,       /* shadow rays made this bounce */
+    PW_WF_TO_CONNECT = 2,    /* entries of the connect list: paths with shadow rays, or split children that ended */
+    PW_WF_NEXT = 3,          /* items appended to the next ray queue (with TO_CONNECT, one pair: pw_wf_alloc_pair) */
+    PW_WF_SLOTS = 4,         /* path slots in use */
+    PW_WF_TAIL = 5,          /* paths of the current queue left to the tail kernel (GPU) */
+    PW_WF_FETCH = 6,         /* GPU: items of the current queue taken by extend's warps */
     PW_WF_FETCH_CONNECT = 7, /* GPU: entries of the connect list taken by connect's warps */
-    PW_WF_FETCH_TAIL = 8, /* GPU: paths of the tail taken by the tail kernel's warps */
-    PW_WF_KEYS = 9,    /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
+    PW_WF_FETCH_TAIL = 8,    /* GPU: paths of the tail taken by the tail kernel's warps */
+    PW_WF_KEYS = 9,          /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
     PW_WF_COUNTERS = PW_WF_KEYS + PW_WF_N_KEYS
 };
 
 /* pw_wf_alloc_pair adds to TO_CONNECT and NEXT with one 64-bit atomic:
- * they must be adjacent, TO_CONNECT first and 8-byte aligned in the
- * (256-byte aligned) counter block. */
+ * they must be adjacent, TO_CONNECT first and 8-byte aligned in a counter
+ * block that is itself 8-byte aligned (256 in pw_wave_carve, PW_ALIGNAS(8)
+ * in the CPU wavefront's shade_out). */
 PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0,
                  "TO_CONNECT and NEXT are no aligned pair");
 
@@ -80,7 +81,7 @@ typedef struct pw_wave {
     pw_f4 *hit;           /* by position in the current queue */
     pw_f4 *rad;           /* by slot */
     uint32_t *pixel;      /* by slot; read only when a path finishes alone (ray splitting) */
-    pw_f2 *to_connect;    /* the connect list: the paths connect visits this bounce (pw_wf_listing) */
+    pw_f2 *to_connect;    /* the connect list: the paths connect visits this bounce (pw_wf_list) */
     pw_shadow_records shadow; /* by slot * per + ray */
     uint32_t *counters;   /* PW_WF_COUNTERS words */
 } pw_wave;
@@ -134,12 +135,13 @@ PW_HD void pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int fresh
 PW_HD uint32_t pw_wf_records(const pw_wave *w, uint32_t i) { return i * w->per; }
 
 /* Entry k of the connect list: path slot pi, its shadow rays made and
- * whether it goes on (count | alive << 31), 8 bytes side by side with the
- * entries before and after it, where the slot's bookkeeping was 16 bytes
- * by slot, a scattered read a path for connect. */
+ * whether it goes on (count | alive << 31), 8 bytes, written side by side
+ * with the entries before and after it and read so by connect. */
+PW_STATIC_ASSERT(PW_MAX_SHADOW < (1u << 31), "a path's shadow-ray count overflows into the alive bit");
 PW_HD void pw_wf_list(const pw_wave *w, uint32_t k, uint32_t pi, uint32_t alive, uint32_t count)
 {
-    pw_f2_store(&w->to_connect[k], pw_int_as_float((int32_t)pi), pw_int_as_float((int32_t)(count | alive << 31)));
+    uint32_t info = count | (uint32_t)(alive != 0) << 31;
+    pw_f2_store(&w->to_connect[k], pw_int_as_float((int32_t)pi), pw_int_as_float((int32_t)info));
 }
 
 /* Camera rays of a wave that covers the whole image go out in 8x4 pixel

@@ -12,7 +12,7 @@
 typedef struct gpu_case {
     int w, h, spp;
     int split;      /* ray splitting (1: off) */
-    int wave_paths; /* wavefront paths in flight (0: as many as fit) */
+    int wave_paths; /* wavefront paths in flight, all waves together (0: as many as fit) */
     int first_call; /* GPU only: spp in two pw_renderer_render calls, this
                        many in the first (0: one call) */
 } gpu_case;
@@ -414,11 +414,12 @@ static void test_agree_partial_tiles_and_calls(void **state)
     }
 }
 
-/* The wavefront's waves taken in turn by its two slots, which run at once:
- * waves of every pixel at one sample (7,000 paths), so each wave adds to
- * the pixels the wave before it, on the other slot, is adding to; and
- * three waves a sample (3,000 paths). The images must equal the
- * megakernel's to the bit: a wave's gather waits for the one before. */
+/* The wavefront's waves taken in turn by its two slots, which run at once
+ * (wave_paths limits the paths of both together): waves of every pixel at
+ * one sample (7,000 paths a slot), so each wave adds to the pixels the
+ * wave before it, on the other slot, is adding to; and three waves a
+ * sample (3,000 paths a slot). The images must equal the megakernel's to
+ * the bit: a wave's gather waits for the one before. */
 static void test_agree_waves_in_turn(void **state)
 {
     (void)state;
@@ -427,7 +428,7 @@ static void test_agree_waves_in_turn(void **state)
     const char *names[2] = {"toy", "cornell"};
     for (int i = 0; i < 2; i++) {
         pw_scene *s = builtin(names[i]);
-        gpu_case whole = {100, 70, 6, 1, 7000, 0}, thirds = {100, 70, 6, 1, 3000, 0};
+        gpu_case whole = {100, 70, 6, 1, 14000, 0}, thirds = {100, 70, 6, 1, 6000, 0};
         char name[64];
         snprintf(name, sizeof name, "%s 100x70, 6 waves of every pixel", names[i]);
         check_case(name, s, &whole);

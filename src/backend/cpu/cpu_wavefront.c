@@ -10,8 +10,8 @@
 #include "core/error.h"
 #include "integrator/wavefront_layout.h"
 
-/* Paths in flight at once: 1M paths are about 208 MiB with one shadow
- * record a path (544 MiB with 8), and more gains nothing on a CPU. */
+/* Paths in flight at once: 1M paths are about 188 MiB with one shadow
+ * record a path (468 MiB with 8), and more gains nothing on a CPU. */
 #define CPU_WAVE_CAP (1u << 20)
 #define CHUNK 256
 

@@ -1,12 +1,14 @@
 /* CUDA wavefront: one kernel per stage of integrator/wavefront.h, over
  * queues in device memory. Stage kernels are launched with the grid each
  * holds at once and read their item count from a device counter the
- * previous stage wrote, so no bounce waits for the host. A wave's whole
+ * previous stage wrote, so no bounce waits for the host. A wave's
  * sequence is one CUDA graph, built once and replayed per wave: generate,
  * then a conditional WHILE node whose body is one bounce (extend, shade,
  * connect where shadow rays can occur, k_advance, and the tail), repeated
  * for as long as k_advance finds paths left and max_depth not reached;
- * then gather. The bounce index lives on the device (params[4]), so one
+ * gather follows outside the graph, after the previous wave's gather. Up
+ * to two waves run at once, each in a wave slot with its own buffers,
+ * stream and graph (wave_slot). The bounce index lives on the device (params[4]), so one
  * body serves every bounce. The host never waits inside a frame, and no
  * kernel is launched for bounces that have no paths (a graph with every
  * bounce up to max_depth unrolled spent about 5 us a bounce launching
@@ -26,9 +28,10 @@
 #include "integrator/wavefront_layout.h"
 
 #define WAVE_BLOCK 128
-/* Most path slots a wave takes when it can hold several samples a pixel:
- * 8M paths are 1.7-2.1 GB of state (1-2 shadow records a path), and
- * 0.2 GB more for the shading lists where shade sorts by material. */
+/* Most path slots the waves in flight take together when they can hold
+ * several samples a pixel (4M a wave slot): 8M paths are 1.6-1.9 GB of
+ * state (1-2 shadow records a path), and 0.2 GB more for the shading
+ * lists where shade sorts by material. */
 #define WAVE_MAX_PATHS (1u << 23)
 
 typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t *);
@@ -238,7 +241,8 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
 SHADE_KERNEL(k_shade, PW_KINDS_ALL, 4)
 SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, 5)
 
-/* The paths with shadow rays, taken as extend takes its rays (fetch). */
+/* The connect list's paths (those with shadow rays, and split children
+ * that ended), taken as extend takes its rays (fetch). */
 __global__ void k_connect(pw_wave w, pw_scene_view v, pw_render_params prm, float *sum, uint32_t fetch)
 {
     pw_cuda_spheres_to_shared(&v);
@@ -392,13 +396,14 @@ static int shade_sorted(const pw_renderer *r)
 /* How many waves run at once. Two, each with half the path slots: a
  * wave's late bounces and its tail run a few long paths on a GPU that is
  * mostly idle, and the other slot's wave fills it. Frames of several
- * waves, measured on the H100 against one slot: toy-small +12%, rtiow
- * +11%; at 4 spp a frame at 1080p, the Cornell box +9%, Veach +4%, the
+ * waves, measured on the H100 against one slot: toy-small +11%, rtiow
+ * +10%; at 4 spp a frame at 1080p, the Cornell box +9%, Veach +4%, the
  * bunny +3%, Sponza and bunnies-mixed:6 within 1%, bunnies-mixed:16 -5%
  * (docs/PERFORMANCE.md). One where the stage
  * statistics time each stage (their events would time both waves'
- * kernels), where half the slots would not hold a split path's children,
- * and with PATHWAVE_WAVE_SLOTS=1 (for comparisons). */
+ * kernels), where half of cap (the paths in flight) would not hold a
+ * split path's children or would be under 1,024, and with
+ * PATHWAVE_WAVE_SLOTS=1 (for comparisons). */
 static int wave_slots(const pw_renderer *r, uint32_t cap)
 {
     const char *e = getenv("PATHWAVE_WAVE_SLOTS");
@@ -410,7 +415,7 @@ static int wave_slots(const pw_renderer *r, uint32_t cap)
 /* Whether a frame that one wave would hold runs as two half waves, one a
  * slot, that overlap. Measured on the H100 (docs/PERFORMANCE.md, frames
  * of one wave: toy's 4 spp, 1080p at 1 spp): toy +11%, the Cornell box
- * +7%; but bunnies-mixed:6 -9%, :16 -11%, :64 -11%, Veach -3%, the bunny
+ * +7%; but bunnies-mixed:6 -10%, :16 -11%, :64 -11%, Veach -3%, the bunny
  * -3%, Sponza within the noise. A half wave costs a whole one's latency (its
  * late bounces wait on their slowest walks, its tail on its longest
  * chain: two halves one after the other measured bunnies-mixed:6 -24%,
@@ -469,14 +474,14 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     if (fit < 1024)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: too little device memory for the wavefront's path state (%.0f MiB free)",
                        free_b / 1048576.0);
-    cw->n_slots = wave_slots(r, cap);
-    cw->halve = cw->n_slots > 1 && halve_frames(r);
-    cap /= (uint32_t)cw->n_slots;
-    uint32_t limit = pw_wave_path_limit(r->settings.wave_paths);
+    uint32_t limit = pw_wave_path_limit(r->settings.wave_paths); /* paths in flight, both slots together */
     if (limit > 0 && limit < cap)
         cap = limit;
     if (cap < split)
         cap = split;
+    cw->n_slots = wave_slots(r, cap);
+    cw->halve = cw->n_slots > 1 && halve_frames(r);
+    cap /= (uint32_t)cw->n_slots;
     for (int k = 0; k < cw->n_slots; k++) {
         pw_status st = slot_setup(r, &cw->slot[k], cap, per, sort);
         if (st != PW_OK)
@@ -542,7 +547,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
         for (int i = 0; i < cw->n_ev; i++)
             PW_CUDA_TRY(cudaEventCreate(&cw->ev[i]));
     }
-    /* The wave's stream does not wait for the legacy default stream, where
+    /* The slots' streams do not wait for the legacy default stream, where
      * the image and these buffers were cleared: let those finish first. */
     PW_CUDA_TRY(cudaDeviceSynchronize());
     return PW_OK;
@@ -575,6 +580,12 @@ static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t boun
         call;                         \
         if ((e = cudaGetLastError())) \
             return e;                 \
+    } while (0)
+/* A runtime call whose own result says whether it worked. */
+#define CALL(call)                           \
+    do {                                     \
+        if ((e = (call)) != cudaSuccess)     \
+            return e;                        \
     } while (0)
 
 static cudaError_t launch_generate(pw_renderer *r, cuda_state *c, wave_slot *s)
@@ -628,9 +639,9 @@ static cudaError_t launch_gather(pw_renderer *r, cuda_state *c, wave_slot *s)
     cudaError_t e = cudaSuccess;
     if (r->params.split > 1)
         return e;
-    STEP(cudaStreamWaitEvent(s->stream, cw->gathered, 0));
+    CALL(cudaStreamWaitEvent(s->stream, cw->gathered, 0));
     STEP((k_gather<<<cw->g_gather, WAVE_BLOCK, 0, s->stream>>>(s->w, r->params, s->d_params, c->d_sum)));
-    STEP(cudaEventRecord(cw->gathered, s->stream));
+    CALL(cudaEventRecord(cw->gathered, s->stream));
     return e;
 }
 
@@ -724,16 +735,33 @@ static pw_status run_wave(pw_renderer *r, cuda_state *c, wave_slot *s, uint32_t 
     return record_stage_times(r, cw, r->params.max_depth + 1, pixels * samples);
 }
 
-/* Waits for every slot's stream (after an error: nothing may still write
- * the image). */
+/* Waits for every slot's stream after an error, so that nothing still
+ * writes the image or the counters when the caller reads or frees them;
+ * the error being returned already says what failed, so the runtime's
+ * last error is cleared rather than left for the next call to report. */
 static void sync_slots(cuda_wave *cw)
 {
     for (int k = 0; k < cw->n_slots; k++)
         cudaStreamSynchronize(cw->slot[k].stream);
+    (void)cudaGetLastError();
 }
 
-/* The frame's waves, taken by the slots in turn. A frame that one wave
- * would hold is cut into two where cw->halve says so. Ctrl-C is
+/* Slot 0's stream waits for the other slots' last waves: the frame ends
+ * there. */
+static pw_status join_slots(cuda_wave *cw)
+{
+    for (int k = 1; k < cw->n_slots; k++) {
+        PW_CUDA_TRY(cudaEventRecord(cw->done, cw->slot[k].stream));
+        PW_CUDA_TRY(cudaStreamWaitEvent(cw->slot[0].stream, cw->done, 0));
+    }
+    return PW_OK;
+}
+
+/* The frame's waves, taken by the slots in turn. Where cw->halve says so,
+ * a frame's last round of samples, when it is one wave of every pixel
+ * that would go to the first slot, is cut into two: a frame of one wave,
+ * and the last round of an odd number of them (rtiow's 4 + 4 + 2 samples,
+ * measured so). Ctrl-C is
  * honoured between waves of whole samples, so every pixel keeps the same
  * sample count (the device keeps one count for all). */
 static pw_status run_waves(pw_renderer *r, cuda_state *c, int spp)
@@ -781,30 +809,29 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
             if (st != PW_OK)
                 return st;
         }
-    cudaStream_t main = cw->slot[0].stream;
+    cudaStream_t lead = cw->slot[0].stream; /* where the frame starts and ends */
     uint64_t camera_before = r->stats.camera_rays;
-    PW_CUDA_TRY(cudaMemsetAsync(cw->d_totals, 0, 2 * sizeof(unsigned long long), main));
-    PW_CUDA_TRY(cudaEventRecord(c->ev_start, main));
-    PW_CUDA_TRY(cudaEventRecord(cw->started, main));
+    PW_CUDA_TRY(cudaMemsetAsync(cw->d_totals, 0, 2 * sizeof(unsigned long long), lead));
+    PW_CUDA_TRY(cudaEventRecord(c->ev_start, lead));
+    PW_CUDA_TRY(cudaEventRecord(cw->started, lead));
     for (int k = 1; k < cw->n_slots; k++)
         PW_CUDA_TRY(cudaStreamWaitEvent(cw->slot[k].stream, cw->started, 0));
-    pw_status st = run_waves(r, c, spp);
-    if (st != PW_OK)
-        return st;
-    for (int k = 1; k < cw->n_slots; k++) {
-        PW_CUDA_TRY(cudaEventRecord(cw->done, cw->slot[k].stream));
-        PW_CUDA_TRY(cudaStreamWaitEvent(main, cw->done, 0));
-    }
     unsigned long long totals[2];
-    pw_status fin = pw_cuda_finish_frame(r, c, main, cw->d_totals, totals);
-    if (fin != PW_OK)
-        return fin;
+    pw_status st = run_waves(r, c, spp);
+    if (st == PW_OK)
+        st = join_slots(cw);
+    if (st == PW_OK)
+        st = pw_cuda_finish_frame(r, c, lead, cw->d_totals, totals);
+    if (st != PW_OK) {
+        sync_slots(cw);
+        return st;
+    }
     r->stats.bounce_rays += totals[0] - (r->stats.camera_rays - camera_before);
     r->stats.shadow_rays += totals[1];
     if (cw->ev) {
         uint32_t log[3 * PW_STATS_BOUNCES];
         PW_CUDA_TRY(cudaMemcpy(log, cw->d_log, sizeof log, cudaMemcpyDeviceToHost));
-        PW_CUDA_TRY(cudaMemsetAsync(cw->d_log, 0, sizeof log, main));
+        PW_CUDA_TRY(cudaMemsetAsync(cw->d_log, 0, sizeof log, lead));
         for (uint32_t b = 0; b < PW_STATS_BOUNCES; b++) {
             pw_stage_record(r, b, PW_STAGE_EXTEND, 0.0, log[3 * b]);
             pw_stage_record(r, b, PW_STAGE_SHADE, 0.0, log[3 * b]);
