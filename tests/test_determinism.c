@@ -388,6 +388,16 @@ static void simd_lanes_break_ties_like_scalar_loop(void **state)
         fail_msg("at a tie the 8-lane loop reports another sphere (emission %g, not %g)", px[1][0], px[0][0]);
 }
 
+/* Teardown of the tests that set PATHWAVE_CPU_LANES8: a failed assert
+ * leaves the test before it unsets it, and the tests after it would run
+ * under it. */
+static int unset_lanes_switch(void **state)
+{
+    (void)state;
+    unsetenv("PATHWAVE_CPU_LANES8");
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,8 +407,8 @@ int main(void)
         cmocka_unit_test(progressive_continues_the_sequence),
         cmocka_unit_test(bvh_layouts_agree),
         cmocka_unit_test(sample_pool_matches_pixels),
-        cmocka_unit_test(simd_lanes_match_scalar_loop),
-        cmocka_unit_test(simd_lanes_break_ties_like_scalar_loop),
+        cmocka_unit_test_teardown(simd_lanes_match_scalar_loop, unset_lanes_switch),
+        cmocka_unit_test_teardown(simd_lanes_break_ties_like_scalar_loop, unset_lanes_switch),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -206,6 +206,17 @@ static void test_agree_no_light_sampling(void **state)
     unsetenv("PATHWAVE_CUDA_FLAT");
 }
 
+/* Teardown of the tests that set a debug switch: a failed assert leaves
+ * the test before it unsets the switch, and the tests after it would run
+ * under it. */
+static int unset_debug_switches(void **state)
+{
+    (void)state;
+    unsetenv("PATHWAVE_CUDA_FLAT");
+    unsetenv("PATHWAVE_MEGA_TILE");
+    return 0;
+}
+
 static void test_agree_cornell(void **state)
 {
     (void)state;
@@ -511,13 +522,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agree_toy),
         cmocka_unit_test(test_agree_many_toy_lights),
-        cmocka_unit_test(test_agree_no_light_sampling),
+        cmocka_unit_test_teardown(test_agree_no_light_sampling, unset_debug_switches),
         cmocka_unit_test(test_agree_cornell),
         cmocka_unit_test(test_agree_bunny),
         cmocka_unit_test(test_agree_split),
         cmocka_unit_test(test_rays_mega_equal_wave),
         cmocka_unit_test(test_agree_partial_tiles_and_calls),
-        cmocka_unit_test(test_agree_streams),
+        cmocka_unit_test_teardown(test_agree_streams, unset_debug_switches),
         cmocka_unit_test(test_agree_waves_in_turn),
         cmocka_unit_test(test_agree_envmap),
         cmocka_unit_test(test_agree_conductor),
