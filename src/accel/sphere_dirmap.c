@@ -23,6 +23,11 @@ static void face_dir(uint32_t f, double u, double v, double d[3])
 
 static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
+/* A distance made a little longer, so that the float rounding of the
+ * tests the lookups stand for never drops a sphere: every reach and
+ * radius the build compares goes through it. */
+static double widen(double x) { return x * (1.0 + 1e-4) + 1e-6; }
+
 static double angle_between(const double a[3], const double b[3])
 {
     double c = dot3(a, b);
@@ -77,7 +82,7 @@ static seen_sphere see_sphere(pw_vec3 c, float rho, pw_sphere sp)
     seen_sphere e;
     double D[3] = {(double)sp.c.x - c.x, (double)sp.c.y - c.y, (double)sp.c.z - c.z};
     double dist = sqrt(dot3(D, D));
-    double reach = ((double)sp.r + rho) * (1.0 + 1e-4) + 1e-6;
+    double reach = widen((double)sp.r + rho);
     e.always = dist <= reach;
     double s = e.always ? 1.0 : reach / dist;
     e.sin_reach = s;
@@ -124,11 +129,11 @@ static void build_outward_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_
                               uint64_t *masks)
 {
     build_map(c, rho, sp, n, tc, masks);
-    double R = (double)rho * (1.0 + 1e-4) + 1e-6;
+    double R = widen(rho);
     for (uint32_t i = 0; i < n; i++) {
         double D[3] = {(double)sp[i].c.x - c.x, (double)sp[i].c.y - c.y, (double)sp[i].c.z - c.z};
-        double L = sqrt(dot3(D, D)), P = (double)sp[i].r * (1.0 + 1e-4) + 1e-6;
-        if (!(L > 0.0) || L > (R + P) * (1.0 + 1e-4) + 1e-6)
+        double L = sqrt(dot3(D, D)), P = widen(sp[i].r);
+        if (!(L > 0.0) || L > widen(R + P))
             continue; /* not touching the ball: its cone test is the same */
         for (uint32_t t = 0; t < PW_DIRMAP_TEXELS; t++) {
             double cos_a = (tc->wx[t] * D[0] + tc->wy[t] * D[1] + tc->wz[t] * D[2]) / L;
@@ -233,13 +238,24 @@ static uint32_t plan_cells(const pw_sphere *slots, uint32_t n, uint32_t l, float
  * cell (5 x 5 points, corners included: the patch is nearly flat), with
  * room for the origins' offsets. Cells that reach past the sphere's rim
  * get rho 0, and every slot in their masks. */
-static int cell_ball(const pw_dirmap_cells *g, const pw_sphere *L, uint32_t i, uint32_t j, pw_dirmap *out)
+typedef struct cell_axes {
+    double t1[3], t2[3], a[3]; /* the grid's axes, and a = t1 x t2 away from the sphere's centre */
+} cell_axes;
+
+static cell_axes grid_axes(const pw_dirmap_cells *g)
 {
-    double C[3] = {L->c.x, L->c.y, L->c.z}, R = L->r, t1[3] = {g->t1.x, g->t1.y, g->t1.z};
-    double t2[3] = {g->t2.x, g->t2.y, g->t2.z}, a[3];
-    a[0] = t1[1] * t2[2] - t1[2] * t2[1];
-    a[1] = t1[2] * t2[0] - t1[0] * t2[2];
-    a[2] = t1[0] * t2[1] - t1[1] * t2[0];
+    cell_axes x = {{g->t1.x, g->t1.y, g->t1.z}, {g->t2.x, g->t2.y, g->t2.z}, {0.0, 0.0, 0.0}};
+    x.a[0] = x.t1[1] * x.t2[2] - x.t1[2] * x.t2[1];
+    x.a[1] = x.t1[2] * x.t2[0] - x.t1[0] * x.t2[2];
+    x.a[2] = x.t1[0] * x.t2[1] - x.t1[1] * x.t2[0];
+    return x;
+}
+
+static int cell_ball(const pw_dirmap_cells *g, const cell_axes *ax, const pw_sphere *L, uint32_t i, uint32_t j,
+                     pw_dirmap *out)
+{
+    double C[3] = {L->c.x, L->c.y, L->c.z}, R = L->r;
+    const double *t1 = ax->t1, *t2 = ax->t2, *a = ax->a;
     double size = 1.0 / g->inv_size, ua = g->u0 + i * size, va = g->v0 + j * size;
     double corner_u = fmax(fabs(ua), fabs(ua + size)), corner_v = fmax(fabs(va), fabs(va + size));
     memset(out, 0, sizeof *out);
@@ -343,10 +359,11 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
     }
     if (out->origin && n_cells) {
         out->cells.first = out->n_all;
+        cell_axes axes = grid_axes(&out->cells);
         for (uint32_t j = 0; j < out->cells.nv; j++)
             for (uint32_t i = 0; i < out->cells.nu; i++) {
                 pw_dirmap *m = &out->maps[out->n_all++];
-                if (cell_ball(&out->cells, &slots[large], i, j, m)) {
+                if (cell_ball(&out->cells, &axes, &slots[large], i, j, m)) {
                     m->own_r = slots[large].r;
                     m->own_slot = large;
                 }
