@@ -406,6 +406,22 @@ static void test_rays_mega_equal_wave(void **state)
     pw_scene_free(s);
 }
 
+/* Cases a and b (named "<scene> <what_a>" and "<scene> <what_b>") on toy
+ * and on the Cornell box. */
+static void check_toy_and_cornell(const char *what_a, const gpu_case *a, const char *what_b, const gpu_case *b)
+{
+    const char *names[2] = {"toy", "cornell"};
+    for (int i = 0; i < 2; i++) {
+        pw_scene *s = builtin(names[i]);
+        char name[64];
+        snprintf(name, sizeof name, "%s %s", names[i], what_a);
+        check_case(name, s, a);
+        snprintf(name, sizeof name, "%s %s", names[i], what_b);
+        check_case(name, s, b);
+        pw_scene_free(s);
+    }
+}
+
 /* Images whose sides are no multiple of the megakernel's 8x4 warp tiles
  * (partial tiles at the right and bottom), more samples in one call than a
  * sample pool holds (8 a pixel: a second pool), and a render continued by
@@ -415,17 +431,8 @@ static void test_agree_partial_tiles_and_calls(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    const char *names[2] = {"toy", "cornell"};
-    for (int i = 0; i < 2; i++) {
-        pw_scene *s = builtin(names[i]);
-        gpu_case one_call = {100, 70, 12, 1, 0, 0}, two_calls = {100, 70, 12, 1, 0, 3};
-        char name[64];
-        snprintf(name, sizeof name, "%s 100x70, 12 spp in one call", names[i]);
-        check_case(name, s, &one_call);
-        snprintf(name, sizeof name, "%s 100x70, 3 + 9 spp", names[i]);
-        check_case(name, s, &two_calls);
-        pw_scene_free(s);
-    }
+    const gpu_case one_call = {100, 70, 12, 1, 0, 0}, two_calls = {100, 70, 12, 1, 0, 3};
+    check_toy_and_cornell("100x70, 12 spp in one call", &one_call, "100x70, 3 + 9 spp", &two_calls);
 }
 
 /* The wavefront's waves taken in turn by its two slots, which run at once
@@ -439,17 +446,8 @@ static void test_agree_waves_in_turn(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    const char *names[2] = {"toy", "cornell"};
-    for (int i = 0; i < 2; i++) {
-        pw_scene *s = builtin(names[i]);
-        gpu_case whole = {100, 70, 6, 1, 14000, 0}, thirds = {100, 70, 6, 1, 6000, 0};
-        char name[64];
-        snprintf(name, sizeof name, "%s 100x70, 6 waves of every pixel", names[i]);
-        check_case(name, s, &whole);
-        snprintf(name, sizeof name, "%s 100x70, 3 waves a sample", names[i]);
-        check_case(name, s, &thirds);
-        pw_scene_free(s);
-    }
+    const gpu_case whole = {100, 70, 6, 1, 14000, 0}, thirds = {100, 70, 6, 1, 6000, 0};
+    check_toy_and_cornell("100x70, 6 waves of every pixel", &whole, "100x70, 3 waves a sample", &thirds);
 }
 
 /* Launches of the megakernel that ran as a stream of tiles for case c. */

@@ -57,7 +57,7 @@ typedef struct wave_slot {
 typedef struct cuda_wave {
     wave_slot slot[WAVE_SLOTS];
     int n_slots;                  /* slots in use: 1 or 2 */
-    int halve;                    /* a frame that one wave holds runs as two half waves (halve_frames) */
+    int halve;                    /* a frame's last round, one wave on the first slot, runs as two halves (run_waves) */
     unsigned long long *d_totals; /* [0] camera + bounce rays, [1] shadow rays (all slots) */
     uint32_t *d_log;              /* per bounce: rays, shadow rays, paths the tail took (stage statistics) */
     cudaEvent_t started;          /* the frame's counters cleared (slot 0), for the other slot to wait on */
