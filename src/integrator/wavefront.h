@@ -60,7 +60,9 @@ PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0
  * sparse subset of the slots and each access cost a sector of its own).
  *   By position, current and next queue: org: ray origin, BSDF pdf 16;
  *   dir: ray direction, depth and flags 16; thr: throughput, RNG key 16;
- *   the path's slot 4; and hit: t, prim, u, v 16 (the current queue's).
+ *   the path's slot 4; and the current queue's hits: hit: t, prim 8 and
+ *   hit_uv: u, v 8, written and read for triangle hits only (a sphere's
+ *   are 0), so that sphere scenes move 16 bytes less a path and bounce.
  *   By slot: rad: radiance 16 (w unused); pixel 4.
  *   By entry: the connect list, the paths connect visits: slot, shadow
  *   rays made and whether the path goes on 8 (pw_wf_list).
@@ -78,7 +80,7 @@ typedef struct pw_wave {
     uint32_t per;         /* shadow records a slot: the most shadow rays a path makes at a hit */
     pw_f4 *org[2], *dir[2], *thr[2]; /* by position in queue[q], q the bounce's parity */
     uint32_t *queue[2];   /* the slot of each position of the current and next ray queue */
-    pw_f4 *hit;           /* by position in the current queue */
+    pw_f2 *hit, *hit_uv;  /* by position in the current queue: (t, prim), and (u, v) of a triangle */
     pw_f4 *rad;           /* by slot */
     uint32_t *pixel;      /* by slot; read only when a path finishes alone (ray splitting) */
     pw_f2 *to_connect;    /* the connect list: the paths connect visits this bounce (pw_wf_list) */
@@ -210,7 +212,9 @@ PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q
     uint32_t origin = pw_flags_origin(pw_f4_bits(d.w) >> PW_WF_FLAGS_SHIFT);
     pw_hit h;
     pw_trace_extend(s, r, origin, s->t_min, PW_INF, &h);
-    pw_f4_store(&w->hit[i], h.t, pw_int_as_float((int32_t)h.prim), h.u, h.v);
+    pw_f2_store(&w->hit[i], h.t, pw_int_as_float((int32_t)h.prim));
+    if (h.prim != PW_NO_HIT && !pw_prim_is_sphere(s, h.prim))
+        pw_f2_store(&w->hit_uv[i], h.u, h.v);
     return h.prim;
 }
 
@@ -257,12 +261,16 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
 {
     uint32_t pi = w->queue[q][i];
     pw_path p = pw_wf_load(w, q, i);
-    pw_f4 hf = pw_f4_load(&w->hit[i]);
+    pw_f2 hf = pw_f2_load(&w->hit[i]);
     pw_hit h;
     h.t = hf.x;
     h.prim = pw_f4_bits(hf.y);
-    h.u = hf.z;
-    h.v = hf.w;
+    h.u = h.v = 0.0f;
+    if (h.prim != PW_NO_HIT && !pw_prim_is_sphere(s, h.prim)) {
+        pw_f2 uv = pw_f2_load(&w->hit_uv[i]);
+        h.u = uv.x;
+        h.v = uv.y;
+    }
     uint32_t split = p.depth == 0 && h.prim != PW_NO_HIT && prm->split > 1 ? prm->split : 1u;
     uint32_t base = pw_wf_alloc(&w->counters[PW_WF_SLOTS], split - 1);
     for (uint32_t k = 0; k < split; k++) {
