@@ -161,6 +161,8 @@ typedef struct pw_render_stats {
                               * with AVX2), 0 when it traced them one by one */
     uint32_t gpu_stream_launches; /* CUDA megakernel: launches run as a stream of tiles through persistent
                                    * warps (docs/PERFORMANCE.md), the others tile by tile */
+    uint32_t gpu_waves[2]; /* CUDA wavefront: waves run on each of its two slots, which take a frame's
+                            * waves in turn (docs/PERFORMANCE.md; the second idle where one slot is used) */
 } pw_render_stats;
 void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
 

@@ -89,9 +89,10 @@ static void test_toy(void **state)
 }
 
 /* An image of whole 8x4 tiles: the camera rays go out tile by tile and
- * gather finds each pixel's slots through the inverse map. The only
- * bit-exact test of tile order: the other exact tests' images are not whole
- * tiles, or not whole in one wave, and keep rows (the split test's 32x32 is
+ * gather finds each pixel's slots through the inverse map, in a wave of
+ * the whole image and in waves of whole rows of tiles (12 rows, three
+ * waves). The only bit-exact tests of tile order: the other exact tests'
+ * images are not whole tiles, and keep rows (the split test's 32x32 is
  * tiled, but checks statistics only). */
 static void test_toy_tile_order(void **state)
 {
@@ -102,6 +103,14 @@ static void test_toy_tile_order(void **state)
     prm.height = 8;
     assert_true(pw_wf_tiled(&prm, 0, 24 * 8));
     assert_false(pw_wf_tiled(&prm, 0, 24 * 8 - 1));
+    /* Waves of whole rows of tiles: the image's lower half, but not a
+     * wave starting or ending between a tile's rows. */
+    assert_true(pw_wf_tiled(&prm, 24 * 4, 24 * 4));
+    assert_false(pw_wf_tiled(&prm, 24 * 2, 24 * 4));
+    assert_false(pw_wf_tiled(&prm, 0, 24 * 6));
+    prm.width = 20;
+    assert_false(pw_wf_tiled(&prm, 0, 20 * 8));
+    prm.width = 24;
     uint8_t seen[24 * 8] = {0};
     for (uint32_t p = 0; p < 24 * 8; p++) {
         uint32_t q = pw_wf_tile_pixel(&prm, p);
@@ -113,6 +122,7 @@ static void test_toy_tile_order(void **state)
     assert_int_equal(pw_wf_tile_pixel(&prm, 9), 1 * 24 + 1);
     assert_int_equal(pw_wf_tile_pixel(&prm, 32), 8);
     check_identical("toy", 64, 36, 3, 0);
+    check_identical("toy", 64, 36, 3, 64 * 12);
 }
 
 /* Eight toy lights: a Lambert hit makes up to PW_MAX_SHADOW shadow rays,

@@ -146,18 +146,21 @@ PW_HD void pw_wf_list(const pw_wave *w, uint32_t k, uint32_t pi, uint32_t alive,
     pw_f2_store(&w->to_connect[k], pw_int_as_float((int32_t)pi), pw_int_as_float((int32_t)info));
 }
 
-/* Camera rays of a wave that covers the whole image go out in 8x4 pixel
- * tiles, a warp's worth each, rather than in rows, so a warp's camera rays
- * (and the bounces from their hits) stay close together. Position p of the
- * wave's pixels maps to pixel pw_wf_tile_pixel(p); the image must be whole
- * tiles, else the order stays row by row. */
+/* Camera rays of a wave go out in 8x4 pixel tiles, a warp's worth each,
+ * rather than in rows, so a warp's camera rays (and the bounces from their
+ * hits) stay close together. That needs the wave's pixels to be whole rows
+ * of tiles: the image whole tiles across, and the wave starting and ending
+ * on a multiple of 4 rows (the whole image, or a half of it cut there:
+ * cuda_wavefront.cu's run_waves), else the order stays row by row.
+ * Position p of the wave's pixels maps to pixel first_pixel +
+ * pw_wf_tile_pixel(p). */
 #define PW_WF_TILE_W 8u
 #define PW_WF_TILE_H 4u
 
 PW_HD int pw_wf_tiled(const pw_render_params *prm, uint32_t first_pixel, uint32_t pixels)
 {
-    return first_pixel == 0 && pixels == prm->width * prm->height && prm->width % PW_WF_TILE_W == 0 &&
-           prm->height % PW_WF_TILE_H == 0;
+    uint32_t band = prm->width * PW_WF_TILE_H;
+    return prm->width % PW_WF_TILE_W == 0 && first_pixel % band == 0 && pixels % band == 0 && pixels > 0;
 }
 
 PW_HD uint32_t pw_wf_tile_pixel(const pw_render_params *prm, uint32_t p)
@@ -168,7 +171,7 @@ PW_HD uint32_t pw_wf_tile_pixel(const pw_render_params *prm, uint32_t p)
     return y * prm->width + x;
 }
 
-/* The inverse: the position of pixel q. */
+/* The inverse: the position of pixel first_pixel + q. */
 PW_HD uint32_t pw_wf_tile_position(const pw_render_params *prm, uint32_t q)
 {
     uint32_t x = q % prm->width, y = q / prm->width, tiles_x = prm->width / PW_WF_TILE_W;
@@ -185,7 +188,7 @@ PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_ren
                           uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
     uint32_t p = i % pixels;
-    uint32_t pixel = pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_pixel(prm, p) : first_pixel + p;
+    uint32_t pixel = first_pixel + (pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_pixel(prm, p) : p);
     pw_path path = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
     pw_wf_store(w, 0, i, &path);
     if (prm->split > 1)

@@ -435,6 +435,19 @@ static void test_agree_partial_tiles_and_calls(void **state)
     check_toy_and_cornell("100x70, 12 spp in one call", &one_call, "100x70, 3 + 9 spp", &two_calls);
 }
 
+/* Waves of case c that the CUDA wavefront ran on each of its slots. */
+static void check_wave_slots(pw_scene *s, const char *name, const gpu_case *c, uint32_t first, uint32_t second)
+{
+    pw_settings st;
+    pw_render_stats rs;
+    case_settings(s, PW_BACKEND_CUDA_WAVE, c, &st);
+    if (render_calls(s, &st, c, NULL, &rs) != PW_OK)
+        fail_msg("%s: cuda-wave: %s", name, pw_last_error());
+    printf("%s: %u + %u waves on the two slots (want %u + %u)\n", name, rs.gpu_waves[0], rs.gpu_waves[1], first,
+           second);
+    assert_true(rs.gpu_waves[0] == first && rs.gpu_waves[1] == second);
+}
+
 /* The wavefront's waves taken in turn by its two slots, which run at once
  * (wave_paths limits the paths of both together): waves of every pixel at
  * one sample (7,000 paths a slot), so each wave adds to the pixels the
@@ -448,6 +461,30 @@ static void test_agree_waves_in_turn(void **state)
         skip();
     const gpu_case whole = {100, 70, 6, 1, 14000, 0}, thirds = {100, 70, 6, 1, 6000, 0};
     check_toy_and_cornell("100x70, 6 waves of every pixel", &whole, "100x70, 3 waves a sample", &thirds);
+    pw_scene *s = builtin("toy");
+    check_wave_slots(s, "toy 100x70, 6 waves of every pixel", &whole, 3, 3);
+    check_wave_slots(s, "toy 100x70, 3 waves a sample", &thirds, 9, 9);
+    pw_scene_free(s);
+}
+
+/* Frames cut into two half waves, one a slot (run_waves; toy and the
+ * Cornell box are scenes it cuts), each half whole rows of the camera's
+ * 8x4 tiles: a frame of one wave (96x60 at 2 spp: 32 rows, then 28), and
+ * the last round of a frame of several waves at an odd sample count (5
+ * spp in waves of 2 samples a slot: 2 + 2 + 1, the last cut in two). The
+ * images must equal the megakernel's to the bit and agree with the CPU's,
+ * and the waves must have gone to the slots as planned. */
+static void test_agree_half_waves(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    const gpu_case one = {96, 60, 2, 1, 0, 0}, last = {96, 60, 5, 1, 4 * 96 * 60, 0};
+    check_toy_and_cornell("96x60, one wave cut in two", &one, "96x60, 2 + 2 + 1 spp, the last cut", &last);
+    pw_scene *s = builtin("cornell");
+    check_wave_slots(s, "cornell 96x60, one wave cut in two", &one, 1, 1);
+    check_wave_slots(s, "cornell 96x60, 2 + 2 + 1 spp", &last, 2, 2);
+    pw_scene_free(s);
 }
 
 /* Launches of the megakernel that ran as a stream of tiles for case c. */
@@ -531,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_agree_partial_tiles_and_calls),
         cmocka_unit_test_teardown(test_agree_streams, unset_debug_switches),
         cmocka_unit_test(test_agree_waves_in_turn),
+        cmocka_unit_test(test_agree_half_waves),
         cmocka_unit_test(test_agree_envmap),
         cmocka_unit_test(test_agree_conductor),
         cmocka_unit_test(test_agree_toy_conductor),
