@@ -179,20 +179,36 @@ PW_HD uint32_t pw_wf_tile_position(const pw_render_params *prm, uint32_t q)
     return t * PW_WF_TILE_W * PW_WF_TILE_H + (y % PW_WF_TILE_H) * PW_WF_TILE_W + x % PW_WF_TILE_W;
 }
 
-/* generate: item i starts, in slot i and position i of queue 0, sample
- * first_sample + i / pixels of pixel first_pixel + i % pixels (in tile
- * order, above, where it applies). Its radiance is set by its first
- * shading step, which every path takes; its pixel is kept only for ray
- * splitting, whose children add to their pixel themselves. */
+/* The pixel of item i of a wave: pixel first_pixel + i % pixels of the
+ * image (in tile order, above, where it applies). */
+PW_HD uint32_t pw_wf_item_pixel(const pw_render_params *prm, uint32_t i, uint32_t first_pixel, uint32_t pixels)
+{
+    uint32_t p = i % pixels;
+    return first_pixel + (pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_pixel(prm, p) : p);
+}
+
+/* The camera path of item i of a wave: sample first_sample + i / pixels
+ * of its pixel (pw_wf_item_pixel). A pure function of i, so the GPU's
+ * wavefront makes it where bounce 0 needs it instead of storing it
+ * (pw_wf_extend_camera, pw_wf_shade_camera). */
+PW_HD pw_path pw_wf_camera_path(const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
+                                uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
+{
+    uint32_t pixel = pw_wf_item_pixel(prm, i, first_pixel, pixels);
+    return pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
+}
+
+/* generate: item i starts, in slot i and position i of queue 0, as its
+ * camera path. Its radiance is set by its first shading step, which every
+ * path takes; its pixel is kept only for ray splitting, whose children add
+ * to their pixel themselves. */
 PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                           uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
-    uint32_t p = i % pixels;
-    uint32_t pixel = first_pixel + (pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_pixel(prm, p) : p);
-    pw_path path = pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
+    pw_path path = pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample);
     pw_wf_store(w, 0, i, &path);
     if (prm->split > 1)
-        w->pixel[i] = pixel;
+        w->pixel[i] = pw_wf_item_pixel(prm, i, first_pixel, pixels);
     w->queue[0][i] = i;
 }
 
@@ -203,22 +219,36 @@ PW_HD uint32_t pw_wf_shade_key(const pw_scene_view *s, uint32_t prim)
     return prim == PW_NO_HIT ? (uint32_t)PW_MAT_COUNT : s->mats[pw_prim_material(s, prim)].type;
 }
 
-/* extend: the closest hit of the path at position i of queue q
- * (pw_trace_extend, told where the ray starts); returns its primitive
- * (PW_NO_HIT on a miss). */
-PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, uint32_t i)
+/* extend: the closest hit of ray r, starting at origin (a PW_ORIGIN_* or
+ * the sphere it leaves), for position i of the queue (pw_trace_extend);
+ * returns its primitive (PW_NO_HIT on a miss). */
+PW_HD uint32_t pw_wf_extend_ray(const pw_wave *w, const pw_scene_view *s, pw_ray r, uint32_t origin, uint32_t i)
 {
-    pw_f4 o = pw_f4_load(&w->org[q][i]), d = pw_f4_load(&w->dir[q][i]);
-    pw_ray r;
-    r.o = v3(o.x, o.y, o.z);
-    r.d = v3(d.x, d.y, d.z);
-    uint32_t origin = pw_flags_origin(pw_f4_bits(d.w) >> PW_WF_FLAGS_SHIFT);
     pw_hit h;
     pw_trace_extend(s, r, origin, s->t_min, PW_INF, &h);
     pw_f2_store(&w->hit[i], h.t, pw_int_as_float((int32_t)h.prim));
     if (h.prim != PW_NO_HIT && !pw_prim_is_sphere(s, h.prim))
         pw_f2_store(&w->hit_uv[i], h.u, h.v);
     return h.prim;
+}
+
+/* extend for the path at position i of queue q. */
+PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q, uint32_t i)
+{
+    pw_f4 o = pw_f4_load(&w->org[q][i]), d = pw_f4_load(&w->dir[q][i]);
+    pw_ray r;
+    r.o = v3(o.x, o.y, o.z);
+    r.d = v3(d.x, d.y, d.z);
+    return pw_wf_extend_ray(w, s, r, pw_flags_origin(pw_f4_bits(d.w) >> PW_WF_FLAGS_SHIFT), i);
+}
+
+/* extend for item i of a wave whose camera paths are made where they are
+ * needed (pw_wf_camera_path), not stored by generate. */
+PW_HD uint32_t pw_wf_extend_camera(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
+                                   uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
+{
+    pw_path p = pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample);
+    return pw_wf_extend_ray(w, s, p.ray, PW_ORIGIN_LENS, i);
 }
 
 /* Shades path p (hit h, radiance so far in slot pi; nothing yet in a
@@ -255,15 +285,13 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
     }
 }
 
-/* shade: the path at position i of queue q. At the first hit with ray
- * splitting on, it spawns prm->split children in new slots (one atomic per
- * warp), each shading the hit with 1/split of the throughput
- * (pw_path_child). */
-PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q, uint32_t i,
-                       uint32_t kinds)
+/* shade: path p, at position i of queue q and in slot pi. At the first
+ * hit with ray splitting on, it spawns prm->split children in new slots
+ * (one atomic per warp), each shading the hit with 1/split of the
+ * throughput (pw_path_child). */
+PW_HD void pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
+                            uint32_t i, uint32_t pi, pw_path p, uint32_t kinds)
 {
-    uint32_t pi = w->queue[q][i];
-    pw_path p = pw_wf_load(w, q, i);
     pw_f2 hf = pw_f2_load(&w->hit[i]);
     pw_hit h;
     h.t = hf.x;
@@ -282,6 +310,21 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
             w->pixel[ci] = w->pixel[pi];
         pw_wf_shade_one(w, s, prm, q, ci, p.depth == 0, split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
     }
+}
+
+/* shade for the path at position i of queue q. */
+PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q, uint32_t i,
+                       uint32_t kinds)
+{
+    pw_wf_shade_path(w, s, prm, q, i, w->queue[q][i], pw_wf_load(w, q, i), kinds);
+}
+
+/* shade for item i of a wave whose camera paths are not stored
+ * (pw_wf_extend_camera): slot i, position i of queue 0. */
+PW_HD void pw_wf_shade_camera(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
+                              uint32_t first_pixel, uint32_t pixels, uint32_t first_sample, uint32_t kinds)
+{
+    pw_wf_shade_path(w, s, prm, 0, i, i, pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample), kinds);
 }
 
 /* connect: the path of entry i of the connect list traces its shadow rays

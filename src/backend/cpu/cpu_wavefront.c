@@ -27,24 +27,35 @@ typedef struct stage_ctx {
     uint32_t first_pixel, pixels, sample, samples;
 } stage_ctx;
 
+/* As on the GPU, camera paths are not stored: bounce 0's extend and shade
+ * make each where they need it (pw_wf_extend_camera, pw_wf_shade_camera),
+ * so generate only keeps the pixels that ray splitting needs. */
 static void generate_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
-    for (uint32_t i = b; i < e; i++)
-        pw_wf_generate(c->w, &c->r->view, &c->r->params, i, c->first_pixel, c->pixels, c->sample);
+    if (c->r->params.split > 1)
+        for (uint32_t i = b; i < e; i++)
+            c->w->pixel[i] = pw_wf_item_pixel(&c->r->params, i, c->first_pixel, c->pixels);
 }
 
 static void extend_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_extend(c->w, &c->r->view, c->bounce & 1u, i);
+        if (c->bounce == 0)
+            pw_wf_extend_camera(c->w, &c->r->view, &c->r->params, i, c->first_pixel, c->pixels, c->sample);
+        else
+            pw_wf_extend(c->w, &c->r->view, c->bounce & 1u, i);
 }
 
 static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32_t e)
 {
+    const pw_render_params *prm = &c->r->params;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_shade(w, &c->r->view, &c->r->params, c->bounce & 1u, i, c->r->params.kinds);
+        if (c->bounce == 0)
+            pw_wf_shade_camera(w, &c->r->view, prm, i, c->first_pixel, c->pixels, c->sample, prm->kinds);
+        else
+            pw_wf_shade(w, &c->r->view, prm, c->bounce & 1u, i, prm->kinds);
 }
 
 /* What a piece of at most CHUNK shade items makes (without splitting,

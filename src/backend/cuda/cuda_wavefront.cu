@@ -2,10 +2,12 @@
  * queues in device memory. Stage kernels are launched with the grid each
  * holds at once and read their item count from a device counter the
  * previous stage wrote, so no bounce waits for the host. A wave's
- * sequence is one CUDA graph, built once and replayed per wave: generate,
- * then a conditional WHILE node whose body is one bounce (extend, shade,
- * connect where shadow rays can occur, k_advance, and the tail), repeated
- * for as long as k_advance finds paths left and max_depth not reached;
+ * sequence is one CUDA graph, built once and replayed per wave: generate
+ * and bounce 0 (extend, shade, connect where shadow rays can occur,
+ * k_advance, and the tail), then a conditional WHILE node whose body is
+ * one bounce, repeated for as long as k_advance finds paths left and
+ * max_depth not reached (camera paths are made where bounce 0 needs them,
+ * not stored: k_generate);
  * gather follows outside the graph, after the previous wave's gather. Up
  * to two waves run at once, each in a wave slot with its own buffers,
  * stream and graph (wave_slot). The bounce index lives on the device (params[4]), so one
@@ -34,7 +36,7 @@
  * lists where shade sorts by material. */
 #define WAVE_MAX_PATHS (1u << 23)
 
-typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t *);
+typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t *, uint32_t);
 typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
                                unsigned long long *);
 
@@ -65,11 +67,12 @@ typedef struct cuda_wave {
     cudaEvent_t done;             /* the other slot's last wave, for slot 0 to wait on at the frame's end */
     int connects;                 /* whether any path can have work for connect */
     uint32_t fetch;               /* k_extend's and k_connect's warps take rays 32 at a time as they finish (meshes) */
+    uint32_t camera;              /* camera paths made where bounce 0 needs them, not stored (k_generate) */
     /* Blocks of WAVE_BLOCK threads that fill the GPU, for each stage
      * kernel: as many as can be resident at once (its registers and
      * shared memory decide). A grid-stride kernel launched with more
      * blocks than fit runs its last ones in a second, partly empty round. */
-    int g_generate, g_extend, g_shade, g_connect, g_tail, g_gather;
+    int g_generate, g_extend, g_extend_camera, g_shade, g_connect, g_tail, g_gather;
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
     tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
@@ -93,12 +96,22 @@ __global__ void k_set_wave(uint32_t *params, uint32_t first, uint32_t sample, ui
 
 /* Launched with the blocks the GPU holds at once: the wave's items are
  * known only on the device, and a grid for its largest wave (8M paths)
- * spent most of its time on threads with nothing to do. */
-__global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uint32_t *params)
+ * spent most of its time on threads with nothing to do. With camera set,
+ * the camera paths are not stored: bounce 0's extend and shade make each
+ * where they need it (pw_wf_extend_camera, pw_wf_shade_camera), which
+ * saves writing 52 bytes a path here and reading them back twice, and
+ * generate only keeps the pixels ray splitting needs and starts the
+ * counters. */
+__global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uint32_t *params, uint32_t camera)
 {
     uint32_t n = params[2] * params[3];
-    GRID_STRIDE(i, n)
-    pw_wf_generate(&w, &v, &prm, i, params[0], params[2], params[1]);
+    if (!camera) {
+        GRID_STRIDE(i, n)
+        pw_wf_generate(&w, &v, &prm, i, params[0], params[2], params[1]);
+    } else if (prm.split > 1) {
+        GRID_STRIDE(i, n)
+        w.pixel[i] = pw_wf_item_pixel(&prm, i, params[0], params[2]);
+    }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         w.counters[PW_WF_RAYS] = n;
         w.counters[PW_WF_NEXT] = 0;
@@ -196,6 +209,26 @@ __global__ void __launch_bounds__(WAVE_BLOCK, 8)
     }
 }
 
+/* Bounce 0's extend where generate stores no camera paths (k_generate):
+ * each ray is made here. A kernel of its own, launched for bounce 0 only
+ * (the graph runs that bounce before its loop), because the camera's code
+ * in k_extend tripled its spills (88 to 380 bytes), which every later
+ * bounce's walk would pay. Camera rays keep their order, so nothing is
+ * filed by shading key (lists_at). */
+__global__ void __launch_bounds__(WAVE_BLOCK, 8)
+    k_extend_camera(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t fetch)
+{
+    uint32_t n = w.counters[PW_WF_RAYS];
+    pw_cuda_spheres_to_shared(&v);
+    if (fetch) {
+        FETCH_32(i, n, &w.counters[PW_WF_FETCH])
+        pw_wf_extend_camera(&w, &v, &prm, i, params[0], params[2], params[1]);
+    } else {
+        GRID_STRIDE(i, n)
+        pw_wf_extend_camera(&w, &v, &prm, i, params[0], params[2], params[1]);
+    }
+}
+
 /* The first item of each key's list in the queue's order, in shared memory. */
 __device__ static void key_starts(const pw_wave *w, uint32_t first[PW_WF_N_KEYS + 1])
 {
@@ -227,7 +260,8 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
  * measured 10-20% slower. */
 #define SHADE_KERNEL(name, kinds, min_blocks)                                                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
-        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted)           \
+        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted,           \
+             uint32_t camera)                                                                                      \
     {                                                                                                              \
         pw_cuda_spheres_to_shared(&v);                                                                             \
         __shared__ uint32_t first[PW_WF_N_KEYS + 1];                                                               \
@@ -235,8 +269,13 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
         if (sorted)                                                                                                \
             key_starts(&w, first);                                                                                 \
         uint32_t q = QUEUE(params), n = w.counters[PW_WF_RAYS];                                                    \
-        GRID_STRIDE(i, n)                                                                                          \
-        pw_wf_shade(&w, &v, &prm, q, sorted ? sorted_item(&w, sorted, first, i) : i, kinds);                       \
+        if (camera && params[P_BOUNCE] == 0) {                                                                     \
+            GRID_STRIDE(i, n)                                                                                      \
+            pw_wf_shade_camera(&w, &v, &prm, i, params[0], params[2], params[1], kinds);                          \
+        } else {                                                                                                   \
+            GRID_STRIDE(i, n)                                                                                      \
+            pw_wf_shade(&w, &v, &prm, q, sorted ? sorted_item(&w, sorted, first, i) : i, kinds);                   \
+        }                                                                                                          \
     }
 SHADE_KERNEL(k_shade, PW_KINDS_ALL, 4)
 SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, 5)
@@ -512,10 +551,13 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
      * bunnies-mixed:16 +8%, cornell +2%, sponza +1%, bunny unchanged. Rays
      * through spheres in shared memory cost alike (toy -1%: not used).
      * PATHWAVE_WAVE_FETCH=0 or 1 decides instead, for comparisons. */
+    const char *camera = getenv("PATHWAVE_WAVE_CAMERA"); /* EXPERIMENT: 0 stores them */
+    cw->camera = !(camera && *camera == '0');
     const char *fetch = getenv("PATHWAVE_WAVE_FETCH");
     cw->fetch = fetch && (*fetch == '0' || *fetch == '1') ? *fetch == '1' : r->view.n_tris > 0;
     pw_status st;
     if ((st = resident_grid((const void *)k_extend, WAVE_BLOCK, smem, sms, &cw->g_extend)) != PW_OK ||
+        (st = resident_grid((const void *)k_extend_camera, WAVE_BLOCK, smem, sms, &cw->g_extend_camera)) != PW_OK ||
         (st = resident_grid((const void *)cw->shade, WAVE_BLOCK, smem, sms, &cw->g_shade)) != PW_OK ||
         (st = resident_grid((const void *)k_connect, WAVE_BLOCK, smem, sms, &cw->g_connect)) != PW_OK ||
         (st = resident_grid((const void *)cw->tail, WAVE_BLOCK, smem, sms, &cw->g_tail)) != PW_OK ||
@@ -592,7 +634,8 @@ static cudaError_t launch_generate(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
     cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
-    STEP((k_generate<<<cw->g_generate, WAVE_BLOCK, 0, s->stream>>>(s->w, c->scene.view, r->params, s->d_params)));
+    STEP((k_generate<<<cw->g_generate, WAVE_BLOCK, 0, s->stream>>>(s->w, c->scene.view, r->params, s->d_params,
+                                                                   cw->camera)));
     return e;
 }
 
@@ -612,10 +655,15 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, wave_slot *s, in
             STEP(cudaEventRecord(EV(b, k), st));     \
     } while (0)
     MARK(1);
-    STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, s->d_params, s->d_sorted, cw->fetch)));
+    if (b == 0 && cw->camera)
+        STEP((k_extend_camera<<<cw->g_extend_camera, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params,
+                                                                             s->d_params, cw->fetch)));
+    else
+        STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, s->d_params, s->d_sorted,
+                                                               cw->fetch)));
     MARK(2);
     STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, s->d_params,
-                                                           s->d_sorted)));
+                                                           s->d_sorted, cw->camera)));
     MARK(3);
     if (cw->connects)
         STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, c->d_sum,
@@ -687,30 +735,40 @@ static cudaError_t capture_into(wave_slot *s, cudaGraph_t g, const cudaGraphNode
     return launched != cudaSuccess ? launched : e;
 }
 
-static cudaError_t launch_one_bounce(pw_renderer *r, cuda_state *c, wave_slot *s)
+/* What the graph runs before its loop: generate and bounce 0, whose
+ * k_advance sets the loop's condition (k_extend_camera runs there only). */
+static cudaError_t launch_first_bounce(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
-    return launch_bounce(r, c, s, 0, 0, s->loop_handle, 1);
+    cudaError_t e = launch_generate(r, c, s);
+    return e != cudaSuccess ? e : launch_bounce(r, c, s, 0, 0, s->loop_handle, 1);
 }
 
-/* Builds the slot's graph: generate -> WHILE (one bounce). Gather stays
- * outside it, to wait for the other slot's gather. */
+/* The loop's body: any bounce after the first. */
+static cudaError_t launch_next_bounce(pw_renderer *r, cuda_state *c, wave_slot *s)
+{
+    return launch_bounce(r, c, s, 0, 1, s->loop_handle, 1);
+}
+
+/* Builds the slot's graph: generate -> bounce 0 -> WHILE (one bounce).
+ * Gather stays outside it, to wait for the other slot's gather. */
 static pw_status build_graph(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
     cudaGraph_t g = NULL;
-    cudaGraphNode_t gen = NULL, loop = NULL;
+    cudaGraphNode_t first = NULL, loop = NULL;
     PW_CUDA_TRY(cudaGraphCreate(&g, 0));
-    cudaError_t e = capture_into(s, g, NULL, r, c, launch_generate, &gen);
-    /* The condition starts at 1 on every launch: bounce 0 always runs. */
+    /* The handle comes first: bounce 0's k_advance sets it, and the WHILE
+     * node then runs while the last bounce's k_advance left it set. */
+    cudaError_t e = cudaGraphConditionalHandleCreate(&s->loop_handle, g, 0, cudaGraphCondAssignDefault);
     if (e == cudaSuccess)
-        e = cudaGraphConditionalHandleCreate(&s->loop_handle, g, 1, cudaGraphCondAssignDefault);
+        e = capture_into(s, g, NULL, r, c, launch_first_bounce, &first);
     cudaGraphNodeParams cp = {cudaGraphNodeTypeConditional, {0, 0, 0}, {{0}}, 0};
     cp.conditional.handle = s->loop_handle;
     cp.conditional.type = cudaGraphCondTypeWhile;
     cp.conditional.size = 1;
     if (e == cudaSuccess)
-        e = cudaGraphAddNode(&loop, g, &gen, NULL, 1, &cp);
+        e = cudaGraphAddNode(&loop, g, &first, NULL, 1, &cp);
     if (e == cudaSuccess)
-        e = capture_into(s, cp.conditional.phGraph_out[0], NULL, r, c, launch_one_bounce, NULL);
+        e = capture_into(s, cp.conditional.phGraph_out[0], NULL, r, c, launch_next_bounce, NULL);
     if (e == cudaSuccess)
         e = cudaGraphInstantiate(&s->graph, g, 0);
     cudaGraphDestroy(g);
