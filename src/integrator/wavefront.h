@@ -65,10 +65,12 @@ PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0
  *   are 0), so that sphere scenes move 16 bytes less a path and bounce.
  *   By slot: rad: radiance 16 (w unused); pixel 4.
  *   By entry: the connect list, the paths connect visits: slot, shadow
- *   rays made and whether the path goes on 8 (pw_wf_list).
+ *   rays made, whether the slot holds the radiance and whether the path
+ *   goes on 8 (pw_wf_list).
  * 148 bytes a path slot. Shade adds to a path's radiance only when it
  * changes (emission, the sky), so a bounce that gathers nothing leaves
- * rad alone. Directions and throughputs are kept as full floats: packing
+ * rad alone, and a slot is first written when its path gathers something
+ * or ends (PW_WF_HELD): most paths' first hits write nothing there. Directions and throughputs are kept as full floats: packing
  * them would change the paths against the megakernel. Shadow records are
  * 40 bytes (pw_shadow_records, wave_queue.h). A path's records are its
  * own, slot * per to slot * per + per - 1
@@ -88,13 +90,20 @@ typedef struct pw_wave {
     uint32_t *counters;   /* PW_WF_COUNTERS words */
 } pw_wave;
 
-/* Depth and flags (16 bits: PW_PATH_* and the origin) share a word: depth
- * is at most 1024 (the settings' bound). */
+/* Depth, PW_WF_HELD and flags (16 bits: PW_PATH_* and the origin) share
+ * a word: depth is at most 1024 (the settings' bound). */
 #define PW_WF_FLAGS_SHIFT 16
+/* Whether the path's radiance slot holds what it gathered so far. A slot
+ * is written only once the path has gathered something, or ends: until
+ * then its radiance is zero and nothing reads or writes the slot, which
+ * spares most paths a write at their first hit and a read later
+ * (pw_wf_add_radiance). */
+#define PW_WF_HELD (1u << 15)
+PW_STATIC_ASSERT(1024u + 1u < PW_WF_HELD, "depth (at most max depth + 1) overflows into the held bit");
 
 /* The path at position i of queue q, with zero radiance: what it gathered
- * so far stays in its slot (pw_wf_add_radiance). */
-PW_HD pw_path pw_wf_load(const pw_wave *w, uint32_t q, uint32_t i)
+ * so far stays in its slot where *held says so (pw_wf_add_radiance). */
+PW_HD pw_path pw_wf_load(const pw_wave *w, uint32_t q, uint32_t i, int *held)
 {
     pw_f4 o = pw_f4_load(&w->org[q][i]), d = pw_f4_load(&w->dir[q][i]), t = pw_f4_load(&w->thr[q][i]);
     pw_path p;
@@ -103,46 +112,53 @@ PW_HD pw_path pw_wf_load(const pw_wave *w, uint32_t q, uint32_t i)
     p.beta = v3(t.x, t.y, t.z);
     p.L = v3s(0.0f);
     p.prev_pdf = o.w;
-    p.depth = pw_f4_bits(d.w) & ((1u << PW_WF_FLAGS_SHIFT) - 1u);
+    p.depth = pw_f4_bits(d.w) & (PW_WF_HELD - 1u);
+    *held = (pw_f4_bits(d.w) & PW_WF_HELD) != 0;
     p.key = pw_f4_bits(t.w);
     p.flags = pw_f4_bits(d.w) >> PW_WF_FLAGS_SHIFT;
     return p;
 }
 
-/* Path p (its radiance aside) at position i of queue q. */
-PW_HD void pw_wf_store(const pw_wave *w, uint32_t q, uint32_t i, const pw_path *p)
+/* Path p (its radiance aside: its slot holds it where held is set) at
+ * position i of queue q. */
+PW_HD void pw_wf_store(const pw_wave *w, uint32_t q, uint32_t i, const pw_path *p, int held)
 {
-    uint32_t df = p->depth | p->flags << PW_WF_FLAGS_SHIFT;
+    uint32_t df = p->depth | (held ? PW_WF_HELD : 0u) | p->flags << PW_WF_FLAGS_SHIFT;
     pw_f4_store(&w->org[q][i], p->ray.o.x, p->ray.o.y, p->ray.o.z, p->prev_pdf);
     pw_f4_store(&w->dir[q][i], p->ray.d.x, p->ray.d.y, p->ray.d.z, pw_int_as_float((int32_t)df));
     pw_f4_store(&w->thr[q][i], p->beta.x, p->beta.y, p->beta.z, pw_int_as_float((int32_t)p->key));
 }
 
-/* Adds L, what one shading step gathered, to the radiance of slot i (sets
- * it in a fresh slot). A step adds at most one term to a path's radiance
- * (its emission or the sky), so the sum is the megakernel's to the bit:
- * 0 + x is x exactly, and a zero L leaves the slot as adding it would. */
-PW_HD void pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int fresh)
+/* Adds L, what one shading step gathered, to the radiance of slot i,
+ * which holds the path's radiance so far where held is set (PW_WF_HELD;
+ * else it is zero); returns whether the slot holds it now. A zero L is
+ * written only where the path ends with nothing written (last), so gather
+ * finds its zero. A step adds at most one term to a path's radiance (its
+ * emission or the sky), so the sum is the megakernel's to the bit: 0 + x
+ * is x exactly, and a zero L leaves the slot as adding it would. */
+PW_HD int pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int held, int last)
 {
-    if (!fresh) {
-        if (v3_is_zero(L))
-            return;
+    if (v3_is_zero(L) && (held || !last))
+        return held;
+    if (held) {
         pw_f4 l = pw_f4_load(&w->rad[i]);
         L = v3_add_rn(v3(l.x, l.y, l.z), L);
     }
     pw_f4_store(&w->rad[i], L.x, L.y, L.z, 0.0f);
+    return 1;
 }
 
 /* The first of slot i's shadow records. */
 PW_HD uint32_t pw_wf_records(const pw_wave *w, uint32_t i) { return i * w->per; }
 
-/* Entry k of the connect list: path slot pi, its shadow rays made and
- * whether it goes on (count | alive << 31), 8 bytes, written side by side
- * with the entries before and after it and read so by connect. */
-PW_STATIC_ASSERT(PW_MAX_SHADOW < (1u << 31), "a path's shadow-ray count overflows into the alive bit");
-PW_HD void pw_wf_list(const pw_wave *w, uint32_t k, uint32_t pi, uint32_t alive, uint32_t count)
+/* Entry k of the connect list: path slot pi, its shadow rays made,
+ * whether its slot holds its radiance and whether it goes on (count |
+ * held << 30 | alive << 31), 8 bytes, written side by side with the
+ * entries before and after it and read so by connect. */
+PW_STATIC_ASSERT(PW_MAX_SHADOW < (1u << 30), "a path's shadow-ray count overflows into the held bit");
+PW_HD void pw_wf_list(const pw_wave *w, uint32_t k, uint32_t pi, uint32_t alive, uint32_t held, uint32_t count)
 {
-    uint32_t info = count | (uint32_t)(alive != 0) << 31;
+    uint32_t info = count | (uint32_t)(held != 0) << 30 | (uint32_t)(alive != 0) << 31;
     pw_f2_store(&w->to_connect[k], pw_int_as_float((int32_t)pi), pw_int_as_float((int32_t)info));
 }
 
@@ -206,7 +222,7 @@ PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_ren
                           uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
     pw_path path = pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample);
-    pw_wf_store(w, 0, i, &path);
+    pw_wf_store(w, 0, i, &path, 0);
     if (prm->split > 1)
         w->pixel[i] = pw_wf_item_pixel(prm, i, first_pixel, pixels);
     w->queue[0][i] = i;
@@ -251,14 +267,14 @@ PW_HD uint32_t pw_wf_extend_camera(const pw_wave *w, const pw_scene_view *s, con
     return pw_wf_extend_ray(w, s, p.ray, PW_ORIGIN_LENS, i);
 }
 
-/* Shades path p (hit h, radiance so far in slot pi; nothing yet in a
- * fresh slot: a path's first hit or a split child): emission, shadow rays
+/* Shades path p (hit h, radiance so far in slot pi where held is set;
+ * never for a path's first hit or a split child): emission, shadow rays
  * into the path's shadow records, the next segment into queue q ^ 1.
  * kinds: the material kinds the scene holds (a literal in the GPU's
  * kernels, so that those for the basic materials leave the microfacet
  * code out, as the megakernel's do). */
 PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
-                           uint32_t pi, int fresh, pw_path p, const pw_hit *h, uint32_t kinds)
+                           uint32_t pi, int held, pw_path p, const pw_hit *h, uint32_t kinds)
 {
     pw_shadow_sink sink = {NULL, w->shadow, pw_wf_records(w, pi)};
     int n = 0, alive = 0;
@@ -276,21 +292,22 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
     int visit = n > 0 || (prm->split > 1 && !alive);
     uint32_t listed, next;
     pw_wf_alloc_pair(&w->counters[PW_WF_TO_CONNECT], visit, alive, &listed, &next);
+    /* A path connect visits has its slot written there. */
+    held = pw_wf_add_radiance(w, pi, p.L, held, !alive && !visit);
     if (visit)
-        pw_wf_list(w, listed, pi, (uint32_t)alive, (uint32_t)n);
-    pw_wf_add_radiance(w, pi, p.L, fresh);
+        pw_wf_list(w, listed, pi, (uint32_t)alive, (uint32_t)held, (uint32_t)n);
     if (alive) {
-        pw_wf_store(w, q ^ 1u, next, &p);
+        pw_wf_store(w, q ^ 1u, next, &p, held || visit);
         w->queue[q ^ 1u][next] = pi;
     }
 }
 
-/* shade: path p, at position i of queue q and in slot pi. At the first
- * hit with ray splitting on, it spawns prm->split children in new slots
- * (one atomic per warp), each shading the hit with 1/split of the
- * throughput (pw_path_child). */
+/* shade: path p, at position i of queue q and in slot pi (which holds its
+ * radiance so far where held is set). At the first hit with ray splitting
+ * on, it spawns prm->split children in new slots (one atomic per warp),
+ * each shading the hit with 1/split of the throughput (pw_path_child). */
 PW_HD void pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
-                            uint32_t i, uint32_t pi, pw_path p, uint32_t kinds)
+                            uint32_t i, uint32_t pi, pw_path p, int held, uint32_t kinds)
 {
     pw_f2 hf = pw_f2_load(&w->hit[i]);
     pw_hit h;
@@ -308,7 +325,7 @@ PW_HD void pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_r
         uint32_t ci = k == 0 ? pi : base + k - 1;
         if (k > 0)
             w->pixel[ci] = w->pixel[pi];
-        pw_wf_shade_one(w, s, prm, q, ci, p.depth == 0, split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
+        pw_wf_shade_one(w, s, prm, q, ci, k == 0 && held, split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
     }
 }
 
@@ -316,7 +333,9 @@ PW_HD void pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_r
 PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q, uint32_t i,
                        uint32_t kinds)
 {
-    pw_wf_shade_path(w, s, prm, q, i, w->queue[q][i], pw_wf_load(w, q, i), kinds);
+    int held;
+    pw_path p = pw_wf_load(w, q, i, &held);
+    pw_wf_shade_path(w, s, prm, q, i, w->queue[q][i], p, held, kinds);
 }
 
 /* shade for item i of a wave whose camera paths are not stored
@@ -324,7 +343,7 @@ PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render
 PW_HD void pw_wf_shade_camera(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                               uint32_t first_pixel, uint32_t pixels, uint32_t first_sample, uint32_t kinds)
 {
-    pw_wf_shade_path(w, s, prm, 0, i, i, pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample), kinds);
+    pw_wf_shade_path(w, s, prm, 0, i, i, pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample), 0, kinds);
 }
 
 /* connect: the path of entry i of the connect list traces its shadow rays
@@ -335,9 +354,12 @@ PW_HD void pw_wf_shade_camera(const pw_wave *w, const pw_scene_view *s, const pw
 PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i, float *sum)
 {
     pw_f2 e = pw_f2_load(&w->to_connect[i]);
-    uint32_t pi = pw_f4_bits(e.x), info = pw_f4_bits(e.y), count = info & 0x7fffffffu;
-    pw_f4 l = pw_f4_load(&w->rad[pi]);
-    pw_vec3 L = v3(l.x, l.y, l.z);
+    uint32_t pi = pw_f4_bits(e.x), info = pw_f4_bits(e.y), count = info & 0x3fffffffu;
+    pw_vec3 L = v3s(0.0f);
+    if (info >> 30 & 1u) {
+        pw_f4 l = pw_f4_load(&w->rad[pi]);
+        L = v3(l.x, l.y, l.z);
+    }
     uint32_t first = pw_wf_records(w, pi);
     for (uint32_t k = 0; k < count; k++) {
         float tmax, red;
@@ -359,9 +381,12 @@ PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_rend
  * where connect would have put it. */
 PW_HD pw_path pw_wf_tail_begin(const pw_wave *w, uint32_t q, uint32_t i)
 {
-    pw_path p = pw_wf_load(w, q, i);
-    pw_f4 l = pw_f4_load(&w->rad[w->queue[q][i]]);
-    p.L = v3(l.x, l.y, l.z);
+    int held;
+    pw_path p = pw_wf_load(w, q, i, &held);
+    if (held) {
+        pw_f4 l = pw_f4_load(&w->rad[w->queue[q][i]]);
+        p.L = v3(l.x, l.y, l.z);
+    }
     return p;
 }
 
