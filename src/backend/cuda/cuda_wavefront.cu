@@ -229,6 +229,32 @@ __global__ void __launch_bounds__(WAVE_BLOCK, 8)
     }
 }
 
+/* Shade and tail variants for sphere-only scenes with the basic materials
+ * and the toy light sampling or none (toy, toy-small, rtiow): the light
+ * mode and a zero triangle count become literals, so the other modes' and
+ * the triangles' code compiles away, as in the megakernel's toy variants
+ * (pick_wave_kernels). Smaller, they take more blocks an SM: shade 6 of
+ * 128 threads (80 registers, 8 bytes of spills; the general basic kernel
+ * needs 96), the tail 8 (64 registers, 64 bytes of spills; the general one
+ * spills 416 bytes at 80), and the tail's queue limit grows with its
+ * resident threads (tail_max). Shade is bound by the latency of its loads
+ * at these occupancies (Nsight Compute, toy: 35% of the DRAM's bandwidth,
+ * 0.6 eligible warps a scheduler), so more warps pay. Measured against the
+ * general kernels, H100, two rounds: toy +14%, rtiow +9%, toy-small +5%;
+ * at the general kernels' bounds the variants gave toy +5%, rtiow +7%,
+ * toy-small +5%, and with shade at 8 blocks as well, rtiow +10% but toy
+ * +13% (docs/PERFORMANCE.md). LIGHT_ANY: the general kernels. */
+#define LIGHT_ANY (-1)
+#define SPHERES_SHADE_BLOCKS 6
+#define SPHERES_TAIL_BLOCKS 8
+__device__ __forceinline__ static void specialise(pw_scene_view *v, pw_render_params *prm, int light_mode)
+{
+    if (light_mode != LIGHT_ANY) {
+        prm->light_mode = (uint32_t)light_mode;
+        v->n_tris = 0;
+    }
+}
+
 /* The first item of each key's list in the queue's order, in shared memory. */
 __device__ static void key_starts(const pw_wave *w, uint32_t first[PW_WF_N_KEYS + 1])
 {
@@ -258,11 +284,12 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
  * to 128 registers (4 blocks an SM; 12 bytes of spills), where it would
  * take 146: bunnies-mixed +2%. Capping it at 64 or 80 spilled and
  * measured 10-20% slower. */
-#define SHADE_KERNEL(name, kinds, min_blocks)                                                                      \
+#define SHADE_KERNEL(name, kinds, light_mode, min_blocks)                                                          \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted,           \
              uint32_t camera)                                                                                      \
     {                                                                                                              \
+        specialise(&v, &prm, light_mode);                                                                          \
         pw_cuda_spheres_to_shared(&v);                                                                             \
         __shared__ uint32_t first[PW_WF_N_KEYS + 1];                                                               \
         sorted = lists_at(sorted, params[P_BOUNCE]);                                                               \
@@ -277,8 +304,10 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
             pw_wf_shade(&w, &v, &prm, q, sorted ? sorted_item(&w, sorted, first, i) : i, kinds);                   \
         }                                                                                                          \
     }
-SHADE_KERNEL(k_shade, PW_KINDS_ALL, 4)
-SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, 5)
+SHADE_KERNEL(k_shade, PW_KINDS_ALL, LIGHT_ANY, 4)
+SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, LIGHT_ANY, 5)
+SHADE_KERNEL(k_shade_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, SPHERES_SHADE_BLOCKS)
+SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, SPHERES_SHADE_BLOCKS)
 
 /* The connect list's paths (those with shadow rays, and split children
  * that ended), taken as extend takes its rays (fetch). */
@@ -338,11 +367,12 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
  * the kernel for every kind at 128 (4 blocks; at 80 it spills 776
  * bytes): bunnies-mixed:6 +3.4%, Veach +2.6%, bunnies-mixed:16 -1.2%,
  * :64 -2.2% (docs/PERFORMANCE.md). */
-#define TAIL_KERNEL(name, kinds, min_blocks)                                                                       \
+#define TAIL_KERNEL(name, kinds, light_mode, min_blocks)                                                           \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, float *sum,                 \
              unsigned long long *totals)                                                                           \
     {                                                                                                              \
+        specialise(&v, &prm, light_mode);                                                                          \
         uint32_t n = w.counters[PW_WF_TAIL];                                                                       \
         if (params[P_BOUNCE] > prm.max_depth || n == 0)                                                            \
             return;                                                                                                \
@@ -355,8 +385,10 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
             atomicAdd(&totals[1], (unsigned long long)s);                                                          \
         }                                                                                                          \
     }
-TAIL_KERNEL(k_finish_tail, PW_KINDS_ALL, 4)
-TAIL_KERNEL(k_finish_tail_basic, PW_KINDS_BASIC, 6)
+TAIL_KERNEL(k_finish_tail, PW_KINDS_ALL, LIGHT_ANY, 4)
+TAIL_KERNEL(k_finish_tail_basic, PW_KINDS_BASIC, LIGHT_ANY, 6)
+TAIL_KERNEL(k_finish_tail_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, SPHERES_TAIL_BLOCKS)
+TAIL_KERNEL(k_finish_tail_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, SPHERES_TAIL_BLOCKS)
 
 /* Closes a bounce: counts its rays, makes the next queue current, or hands
  * it to k_finish_tail when it holds at most tail_max paths. In the graph it
@@ -397,6 +429,13 @@ static void pick_wave_kernels(const pw_renderer *r, shade_kernel_fn *shade, tail
 {
     const char *general = getenv("PATHWAVE_WAVE_GENERAL");
     int basic = r->params.kinds == PW_KINDS_BASIC && !(general && *general == '1');
+    int spheres = basic && r->view.n_tris == 0;
+    uint32_t mode = r->params.light_mode;
+    if (spheres && (mode == PW_LIGHT_MODE_TOY || mode == PW_LIGHT_MODE_NONE)) {
+        *shade = mode == PW_LIGHT_MODE_TOY ? k_shade_toy : k_shade_nolight;
+        *tail = mode == PW_LIGHT_MODE_TOY ? k_finish_tail_toy : k_finish_tail_nolight;
+        return;
+    }
     *shade = basic ? k_shade_basic : k_shade;
     *tail = basic ? k_finish_tail_basic : k_finish_tail;
 }
