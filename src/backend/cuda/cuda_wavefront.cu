@@ -36,6 +36,9 @@
  * lists where shade sorts by material. */
 #define WAVE_MAX_PATHS (1u << 23)
 
+typedef void (*extend_kernel_fn)(pw_wave, pw_scene_view, const uint32_t *, uint32_t *, uint32_t);
+typedef void (*extend_camera_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t);
+typedef void (*connect_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, float *, uint32_t);
 typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t *, uint32_t);
 typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
                                unsigned long long *);
@@ -75,6 +78,9 @@ typedef struct cuda_wave {
     int g_generate, g_extend, g_extend_camera, g_shade, g_connect, g_tail, g_gather;
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
+    extend_kernel_fn extend;      /* k_extend, or k_extend_spheres for scenes of spheres only */
+    extend_camera_kernel_fn extend_camera; /* k_extend_camera or k_extend_camera_spheres */
+    connect_kernel_fn connect;    /* k_connect or k_connect_spheres */
     tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
     cudaEvent_t *ev;              /* stage statistics: PW_STAGE_COUNT + 1 events per bounce */
     int n_ev;
@@ -195,19 +201,32 @@ __device__ static uint32_t take32(uint32_t *taken)
  * (wave_setup says when), else a grid-stride loop deals them out. Both
  * walks live in this one kernel: a kernel of its own for camera rays
  * measured 4% slower on bunnies-mixed (docs/PERFORMANCE.md). */
-__global__ void __launch_bounds__(WAVE_BLOCK, 8)
-    k_extend(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted, uint32_t fetch)
-{
-    uint32_t q = QUEUE(params), bounce = params[P_BOUNCE], n = w.counters[PW_WF_RAYS];
-    pw_cuda_spheres_to_shared(&v);
-    if (fetch) {
-        FETCH_32(i, n, &w.counters[PW_WF_FETCH])
-        extend_item(&w, &v, q, bounce, sorted, i);
-    } else {
-        GRID_STRIDE(i, n)
-        extend_item(&w, &v, q, bounce, sorted, i);
+#define EXTEND_KERNEL(name, spheres, min_blocks)                                                                    \
+    __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
+        name(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted, uint32_t fetch)                 \
+    {                                                                                                              \
+        if (spheres)                                                                                               \
+            v.n_tris = 0;                                                                                          \
+        uint32_t q = QUEUE(params), bounce = params[P_BOUNCE], n = w.counters[PW_WF_RAYS];                         \
+        pw_cuda_spheres_to_shared(&v);                                                                             \
+        if (fetch) {                                                                                               \
+            FETCH_32(i, n, &w.counters[PW_WF_FETCH])                                                               \
+            extend_item(&w, &v, q, bounce, sorted, i);                                                             \
+        } else {                                                                                                   \
+            GRID_STRIDE(i, n)                                                                                      \
+            extend_item(&w, &v, q, bounce, sorted, i);                                                             \
+        }                                                                                                          \
     }
-}
+/* Extend and connect for sphere-only scenes: a zero triangle count
+ * compiled in leaves the triangles' tests out (wave_setup picks them), and
+ * the smaller kernels run 12 blocks of 128 an SM (40 registers; 256 and
+ * 216 bytes of spills). H100, two rounds, wavefront Mray/s against the
+ * general kernels at 8 blocks: toy 13,428 / 13,429 to 13,768 / 13,729,
+ * toy-small +2.9%, rtiow +2.8%; at 8 blocks (64 registers, no spills)
+ * +1.3-1.6%, at 10 +2-2.4%. */
+#define SPHERES_EXTEND_BLOCKS 12
+EXTEND_KERNEL(k_extend, 0, 8)
+EXTEND_KERNEL(k_extend_spheres, 1, SPHERES_EXTEND_BLOCKS)
 
 /* Bounce 0's extend where generate stores no camera paths (k_generate):
  * each ray is made here. A kernel of its own, launched for bounce 0 only
@@ -215,19 +234,24 @@ __global__ void __launch_bounds__(WAVE_BLOCK, 8)
  * in k_extend tripled its spills (88 to 380 bytes), which every later
  * bounce's walk would pay. Camera rays keep their order, so nothing is
  * filed by shading key (lists_at). */
-__global__ void __launch_bounds__(WAVE_BLOCK, 8)
-    k_extend_camera(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t fetch)
-{
-    uint32_t n = w.counters[PW_WF_RAYS];
-    pw_cuda_spheres_to_shared(&v);
-    if (fetch) {
-        FETCH_32(i, n, &w.counters[PW_WF_FETCH])
-        pw_wf_extend_camera(&w, &v, &prm, i, params[0], params[2], params[1]);
-    } else {
-        GRID_STRIDE(i, n)
-        pw_wf_extend_camera(&w, &v, &prm, i, params[0], params[2], params[1]);
+#define EXTEND_CAMERA_KERNEL(name, spheres, min_blocks)                                                             \
+    __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
+        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t fetch)             \
+    {                                                                                                              \
+        if (spheres)                                                                                               \
+            v.n_tris = 0;                                                                                          \
+        uint32_t n = w.counters[PW_WF_RAYS];                                                                       \
+        pw_cuda_spheres_to_shared(&v);                                                                             \
+        if (fetch) {                                                                                               \
+            FETCH_32(i, n, &w.counters[PW_WF_FETCH])                                                               \
+            pw_wf_extend_camera(&w, &v, &prm, i, params[0], params[2], params[1]);                                 \
+        } else {                                                                                                   \
+            GRID_STRIDE(i, n)                                                                                      \
+            pw_wf_extend_camera(&w, &v, &prm, i, params[0], params[2], params[1]);                                 \
+        }                                                                                                          \
     }
-}
+EXTEND_CAMERA_KERNEL(k_extend_camera, 0, 8)
+EXTEND_CAMERA_KERNEL(k_extend_camera_spheres, 1, SPHERES_EXTEND_BLOCKS)
 
 /* Shade and tail variants for sphere-only scenes with the basic materials
  * and the toy light sampling or none (toy, toy-small, rtiow): the light
@@ -311,18 +335,26 @@ SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, SPHERES_SHADE_
 
 /* The connect list's paths (those with shadow rays, and split children
  * that ended), taken as extend takes its rays (fetch). */
-__global__ void k_connect(pw_wave w, pw_scene_view v, pw_render_params prm, float *sum, uint32_t fetch)
-{
-    pw_cuda_spheres_to_shared(&v);
-    uint32_t n = w.counters[PW_WF_TO_CONNECT];
-    if (fetch) {
-        FETCH_32(i, n, &w.counters[PW_WF_FETCH_CONNECT])
-        pw_wf_connect(&w, &v, &prm, i, sum);
-    } else {
-        GRID_STRIDE(i, n)
-        pw_wf_connect(&w, &v, &prm, i, sum);
+#define CONNECT_BODY(spheres)                                                                                      \
+    {                                                                                                              \
+        if (spheres)                                                                                               \
+            v.n_tris = 0;                                                                                          \
+        pw_cuda_spheres_to_shared(&v);                                                                             \
+        uint32_t n = w.counters[PW_WF_TO_CONNECT];                                                                 \
+        if (fetch) {                                                                                               \
+            FETCH_32(i, n, &w.counters[PW_WF_FETCH_CONNECT])                                                       \
+            pw_wf_connect(&w, &v, &prm, i, sum);                                                                   \
+        } else {                                                                                                   \
+            GRID_STRIDE(i, n)                                                                                      \
+            pw_wf_connect(&w, &v, &prm, i, sum);                                                                   \
+        }                                                                                                          \
     }
-}
+__global__ void k_connect(pw_wave w, pw_scene_view v, pw_render_params prm, float *sum, uint32_t fetch)
+CONNECT_BODY(0)
+#define SPHERES_CONNECT_BLOCKS 12
+__global__ void __launch_bounds__(WAVE_BLOCK, SPHERES_CONNECT_BLOCKS)
+    k_connect_spheres(pw_wave w, pw_scene_view v, pw_render_params prm, float *sum, uint32_t fetch)
+CONNECT_BODY(1)
 
 __global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params, float *sum)
 {
@@ -577,6 +609,10 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     pick_wave_kernels(r, &cw->shade, &cw->tail);
+    int spheres = r->view.n_tris == 0;
+    cw->extend = spheres ? k_extend_spheres : k_extend;
+    cw->extend_camera = spheres ? k_extend_camera_spheres : k_extend_camera;
+    cw->connect = spheres ? k_connect_spheres : k_connect;
     /* Without light sampling or splitting there is never a shadow ray to
      * trace or a split child to add to its pixel: connect is not launched
      * at all (bunnies-mixed, lit by an unsampled sky, launched eight empty
@@ -595,10 +631,10 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     const char *fetch = getenv("PATHWAVE_WAVE_FETCH");
     cw->fetch = fetch && (*fetch == '0' || *fetch == '1') ? *fetch == '1' : r->view.n_tris > 0;
     pw_status st;
-    if ((st = resident_grid((const void *)k_extend, WAVE_BLOCK, smem, sms, &cw->g_extend)) != PW_OK ||
-        (st = resident_grid((const void *)k_extend_camera, WAVE_BLOCK, smem, sms, &cw->g_extend_camera)) != PW_OK ||
+    if ((st = resident_grid((const void *)cw->extend, WAVE_BLOCK, smem, sms, &cw->g_extend)) != PW_OK ||
+        (st = resident_grid((const void *)cw->extend_camera, WAVE_BLOCK, smem, sms, &cw->g_extend_camera)) != PW_OK ||
         (st = resident_grid((const void *)cw->shade, WAVE_BLOCK, smem, sms, &cw->g_shade)) != PW_OK ||
-        (st = resident_grid((const void *)k_connect, WAVE_BLOCK, smem, sms, &cw->g_connect)) != PW_OK ||
+        (st = resident_grid((const void *)cw->connect, WAVE_BLOCK, smem, sms, &cw->g_connect)) != PW_OK ||
         (st = resident_grid((const void *)cw->tail, WAVE_BLOCK, smem, sms, &cw->g_tail)) != PW_OK ||
         (st = resident_grid((const void *)k_gather, WAVE_BLOCK, 0, sms, &cw->g_gather)) != PW_OK ||
         (st = resident_grid((const void *)k_generate, WAVE_BLOCK, 0, sms, &cw->g_generate)) != PW_OK)
@@ -695,17 +731,17 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, wave_slot *s, in
     } while (0)
     MARK(1);
     if (b == 0 && cw->camera)
-        STEP((k_extend_camera<<<cw->g_extend_camera, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params,
+        STEP((cw->extend_camera<<<cw->g_extend_camera, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params,
                                                                              s->d_params, cw->fetch)));
     else
-        STEP((k_extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, s->d_params, s->d_sorted,
+        STEP((cw->extend<<<cw->g_extend, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, s->d_params, s->d_sorted,
                                                                cw->fetch)));
     MARK(2);
     STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, s->d_params,
                                                            s->d_sorted, cw->camera)));
     MARK(3);
     if (cw->connects)
-        STEP((k_connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, c->d_sum,
+        STEP((cw->connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, c->d_sum,
                                                                cw->fetch)));
     MARK(4);
     STEP((k_advance<<<1, 1, 0, st>>>(s->w, cw->d_totals, cw->d_log, s->d_params, cw->tail_max, r->params.max_depth,
