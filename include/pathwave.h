@@ -119,10 +119,13 @@ typedef enum pw_light_mode {
     PW_LIGHT_MODE_NONE = 2    /* no light sampling: emission counted when a path hits it */
 } pw_light_mode;
 
+/* The most bounces a render may take (pw_settings.max_depth). */
+#define PW_MAX_DEPTH_LIMIT 1024
+
 typedef struct pw_settings {
     int width, height;
     int spp;         /* samples per pixel the CLI renders in all */
-    int max_depth;   /* bounces */
+    int max_depth;   /* bounces, 0 .. PW_MAX_DEPTH_LIMIT */
     int rr_depth;    /* Russian roulette from this bounce on */
     uint32_t seed;
     int threads;     /* CPU threads; 0 = all cores */

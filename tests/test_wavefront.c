@@ -91,7 +91,7 @@ static void test_toy(void **state)
 /* An image of whole 8x4 tiles: the camera rays go out tile by tile and
  * gather finds each pixel's slots through the inverse map, in a wave of
  * the whole image and in waves of whole rows of tiles (12 rows, three
- * waves). The only bit-exact tests of tile order: the other exact tests'
+ * waves, and with a last wave of two rows that keeps row order). The only bit-exact tests of tile order: the other exact tests'
  * images are not whole tiles, and keep rows (the split test's 32x32 is
  * tiled, but checks statistics only). */
 static void test_toy_tile_order(void **state)
@@ -108,6 +108,7 @@ static void test_toy_tile_order(void **state)
     assert_true(pw_wf_tiled(&prm, 24 * 4, 24 * 4));
     assert_false(pw_wf_tiled(&prm, 24 * 2, 24 * 4));
     assert_false(pw_wf_tiled(&prm, 0, 24 * 6));
+    assert_false(pw_wf_tiled(&prm, 0, 0));
     prm.width = 20;
     assert_false(pw_wf_tiled(&prm, 0, 20 * 8));
     prm.width = 24;
@@ -123,6 +124,8 @@ static void test_toy_tile_order(void **state)
     assert_int_equal(pw_wf_tile_pixel(&prm, 32), 8);
     check_identical("toy", 64, 36, 3, 0);
     check_identical("toy", 64, 36, 3, 64 * 12);
+    /* Tiled waves of 12 rows, then a last wave of 2 rows in row order. */
+    check_identical("toy", 64, 38, 3, 64 * 12);
 }
 
 /* Eight toy lights: a Lambert hit makes up to PW_MAX_SHADOW shadow rays,

@@ -50,8 +50,9 @@ static pw_status check_settings(const pw_settings *s)
         (uint64_t)s->width * (uint64_t)s->height > MAX_PIXELS)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "image size %dx%d is out of range (1..%d per side, at most %u pixels)",
                        s->width, s->height, MAX_SIDE, MAX_PIXELS);
-    if (s->max_depth < 0 || s->max_depth > 1024)
-        return pw_fail(PW_ERR_INVALID_ARGUMENT, "max depth %d is out of range (0..1024)", s->max_depth);
+    if (s->max_depth < 0 || s->max_depth > PW_MAX_DEPTH_LIMIT)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "max depth %d is out of range (0..%d)", s->max_depth,
+                       PW_MAX_DEPTH_LIMIT);
     if (s->cpu_bvh_width != 0 && s->cpu_bvh_width != 2 && s->cpu_bvh_width != 8)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "CPU BVH width %d is not 0 (choose), 2 or 8", s->cpu_bvh_width);
     if (s->split < 1 || s->split > 64)

@@ -171,7 +171,7 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
         else if (strcmp(a, "--height") == 0)
             ok = parse_int(a, v, 1, 32768, &o->height), o->set_height = 1;
         else if (strcmp(a, "--max-depth") == 0)
-            ok = parse_int(a, v, 0, 1024, &o->max_depth), o->set_depth = 1;
+            ok = parse_int(a, v, 0, PW_MAX_DEPTH_LIMIT, &o->max_depth), o->set_depth = 1;
         else if (strcmp(a, "--seed") == 0) {
             int s = 0;
             ok = parse_int(a, v, 0, INT_MAX, &s), o->seed = (uint32_t)s, o->set_seed = 1;

@@ -70,8 +70,9 @@ PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0
  * 148 bytes a path slot. Shade adds to a path's radiance only when it
  * changes (emission, the sky), so a bounce that gathers nothing leaves
  * rad alone, and a slot is first written when its path gathers something
- * or ends (PW_WF_HELD): most paths' first hits write nothing there. Directions and throughputs are kept as full floats: packing
- * them would change the paths against the megakernel. Shadow records are
+ * or ends (PW_WF_HELD): most paths' first hits write nothing there.
+ * Directions and throughputs are kept as full floats: packing them would
+ * change the paths against the megakernel. Shadow records are
  * 40 bytes (pw_shadow_records, wave_queue.h). A path's records are its
  * own, slot * per to slot * per + per - 1
  * (per: the most shadow rays a path makes at a hit), so shading writes
@@ -99,7 +100,7 @@ typedef struct pw_wave {
  * spares most paths a write at their first hit and a read later
  * (pw_wf_add_radiance). */
 #define PW_WF_HELD (1u << 15)
-PW_STATIC_ASSERT(1024u + 1u < PW_WF_HELD, "depth (at most max depth + 1) overflows into the held bit");
+PW_STATIC_ASSERT(PW_MAX_DEPTH_LIMIT + 1u < PW_WF_HELD, "depth (at most max depth + 1) overflows into the held bit");
 
 /* The path at position i of queue q, with zero radiance: what it gathered
  * so far stays in its slot where *held says so (pw_wf_add_radiance). */
@@ -132,13 +133,14 @@ PW_HD void pw_wf_store(const pw_wave *w, uint32_t q, uint32_t i, const pw_path *
 /* Adds L, what one shading step gathered, to the radiance of slot i,
  * which holds the path's radiance so far where held is set (PW_WF_HELD;
  * else it is zero); returns whether the slot holds it now. A zero L is
- * written only where the path ends with nothing written (last), so gather
- * finds its zero. A step adds at most one term to a path's radiance (its
- * emission or the sky), so the sum is the megakernel's to the bit: 0 + x
- * is x exactly, and a zero L leaves the slot as adding it would. */
-PW_HD int pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int held, int last)
+ * written only for a path that ends here and that connect will not visit
+ * (ends_unlisted), so gather finds its zero. A step adds at most one term
+ * to a path's radiance (its emission or the sky), so the sum is the
+ * megakernel's to the bit: 0 + x is x exactly (a sum begun at +0 never
+ * becomes -0), and a zero L leaves the slot as adding it would. */
+PW_HD int pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int held, int ends_unlisted)
 {
-    if (v3_is_zero(L) && (held || !last))
+    if (v3_is_zero(L) && (held || !ends_unlisted))
         return held;
     if (held) {
         pw_f4 l = pw_f4_load(&w->rad[i]);
@@ -153,12 +155,15 @@ PW_HD uint32_t pw_wf_records(const pw_wave *w, uint32_t i) { return i * w->per; 
 
 /* Entry k of the connect list: path slot pi, its shadow rays made,
  * whether its slot holds its radiance and whether it goes on (count |
- * held << 30 | alive << 31), 8 bytes, written side by side with the
- * entries before and after it and read so by connect. */
-PW_STATIC_ASSERT(PW_MAX_SHADOW < (1u << 30), "a path's shadow-ray count overflows into the held bit");
+ * PW_WF_LIST_HELD | PW_WF_LIST_ALIVE), 8 bytes, written side by side with
+ * the entries before and after it and read so by connect. */
+#define PW_WF_LIST_HELD (1u << 30)
+#define PW_WF_LIST_ALIVE (1u << 31)
+#define PW_WF_LIST_COUNT (PW_WF_LIST_HELD - 1u)
+PW_STATIC_ASSERT(PW_MAX_SHADOW <= PW_WF_LIST_COUNT, "a path's shadow-ray count overflows into the held bit");
 PW_HD void pw_wf_list(const pw_wave *w, uint32_t k, uint32_t pi, uint32_t alive, uint32_t held, uint32_t count)
 {
-    uint32_t info = count | (uint32_t)(held != 0) << 30 | (uint32_t)(alive != 0) << 31;
+    uint32_t info = count | (held ? PW_WF_LIST_HELD : 0u) | (alive ? PW_WF_LIST_ALIVE : 0u);
     pw_f2_store(&w->to_connect[k], pw_int_as_float((int32_t)pi), pw_int_as_float((int32_t)info));
 }
 
@@ -204,8 +209,8 @@ PW_HD uint32_t pw_wf_item_pixel(const pw_render_params *prm, uint32_t i, uint32_
 }
 
 /* The camera path of item i of a wave: sample first_sample + i / pixels
- * of its pixel (pw_wf_item_pixel). A pure function of i, so the GPU's
- * wavefront makes it where bounce 0 needs it instead of storing it
+ * of its pixel (pw_wf_item_pixel). A pure function of i, so both
+ * wavefronts make it where bounce 0 needs it instead of storing it
  * (pw_wf_extend_camera, pw_wf_shade_camera). */
 PW_HD pw_path pw_wf_camera_path(const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                                 uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
@@ -214,10 +219,11 @@ PW_HD pw_path pw_wf_camera_path(const pw_scene_view *s, const pw_render_params *
     return pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
 }
 
-/* generate: item i starts, in slot i and position i of queue 0, as its
- * camera path. Its radiance is set by its first shading step, which every
- * path takes; its pixel is kept only for ray splitting, whose children add
- * to their pixel themselves. */
+/* generate, storing the camera paths (only the GPU's
+ * PATHWAVE_WAVE_CAMERA=0 does, for comparisons): item i starts, in slot i
+ * and position i of queue 0, as its camera path, its radiance slot not yet
+ * written (PW_WF_HELD); its pixel is kept only for ray splitting, whose
+ * children add to their pixel themselves. */
 PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                           uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
@@ -268,7 +274,8 @@ PW_HD uint32_t pw_wf_extend_camera(const pw_wave *w, const pw_scene_view *s, con
 }
 
 /* Shades path p (hit h, radiance so far in slot pi where held is set;
- * never for a path's first hit or a split child): emission, shadow rays
+ * held is never set at a path's first hit or for a split child):
+ * emission, shadow rays
  * into the path's shadow records, the next segment into queue q ^ 1.
  * kinds: the material kinds the scene holds (a literal in the GPU's
  * kernels, so that those for the basic materials leave the microfacet
@@ -285,10 +292,10 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
     pw_wf_count(&w->counters[PW_WF_SHADOWS], (uint32_t)n);
     /* Connect visits only the paths it has work for: those with shadow
      * rays, and finished split children, which add their radiance to the
-     * pixel themselves. Any other path's radiance is final in its slot, so
-     * it takes no entry (on toy most hits are metal,
-     * glass or sky, and on scenes without light sampling no path has
-     * shadow rays). */
+     * pixel themselves. Any other path goes on (its radiance in its slot
+     * where held) or ends with its radiance written here, so it takes no
+     * entry (on toy most hits are metal, glass or sky, and on scenes
+     * without light sampling no path has shadow rays). */
     int visit = n > 0 || (prm->split > 1 && !alive);
     uint32_t listed, next;
     pw_wf_alloc_pair(&w->counters[PW_WF_TO_CONNECT], visit, alive, &listed, &next);
@@ -296,6 +303,8 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
     held = pw_wf_add_radiance(w, pi, p.L, held, !alive && !visit);
     if (visit)
         pw_wf_list(w, listed, pi, (uint32_t)alive, (uint32_t)held, (uint32_t)n);
+    /* Connect, which runs before the next bounce, writes the slot of
+     * every path it visits. */
     if (alive) {
         pw_wf_store(w, q ^ 1u, next, &p, held || visit);
         w->queue[q ^ 1u][next] = pi;
@@ -354,9 +363,9 @@ PW_HD void pw_wf_shade_camera(const pw_wave *w, const pw_scene_view *s, const pw
 PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i, float *sum)
 {
     pw_f2 e = pw_f2_load(&w->to_connect[i]);
-    uint32_t pi = pw_f4_bits(e.x), info = pw_f4_bits(e.y), count = info & 0x3fffffffu;
+    uint32_t pi = pw_f4_bits(e.x), info = pw_f4_bits(e.y), count = info & PW_WF_LIST_COUNT;
     pw_vec3 L = v3s(0.0f);
-    if (info >> 30 & 1u) {
+    if (info & PW_WF_LIST_HELD) {
         pw_f4 l = pw_f4_load(&w->rad[pi]);
         L = v3(l.x, l.y, l.z);
     }
@@ -369,7 +378,7 @@ PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_rend
             L = v3_add_rn(L, pw_records_contrib(&w->shadow, first + k, red));
     }
     pw_f4_store(&w->rad[pi], L.x, L.y, L.z, 0.0f);
-    if (!(info >> 31) && prm->split > 1)
+    if (!(info & PW_WF_LIST_ALIVE) && prm->split > 1)
         pw_pixel_add_atomic(sum, w->pixel[pi], L);
 }
 

@@ -41,21 +41,25 @@ static void generate_body(void *p, uint32_t b, uint32_t e)
 static void extend_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
-    for (uint32_t i = b; i < e; i++)
-        if (c->bounce == 0)
+    if (c->bounce == 0) {
+        for (uint32_t i = b; i < e; i++)
             pw_wf_extend_camera(c->w, &c->r->view, &c->r->params, i, c->first_pixel, c->pixels, c->sample);
-        else
-            pw_wf_extend(c->w, &c->r->view, c->bounce & 1u, i);
+        return;
+    }
+    for (uint32_t i = b; i < e; i++)
+        pw_wf_extend(c->w, &c->r->view, c->bounce & 1u, i);
 }
 
 static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32_t e)
 {
     const pw_render_params *prm = &c->r->params;
-    for (uint32_t i = b; i < e; i++)
-        if (c->bounce == 0)
+    if (c->bounce == 0) {
+        for (uint32_t i = b; i < e; i++)
             pw_wf_shade_camera(w, &c->r->view, prm, i, c->first_pixel, c->pixels, c->sample, prm->kinds);
-        else
-            pw_wf_shade(w, &c->r->view, prm, c->bounce & 1u, i, prm->kinds);
+        return;
+    }
+    for (uint32_t i = b; i < e; i++)
+        pw_wf_shade(w, &c->r->view, prm, c->bounce & 1u, i, prm->kinds);
 }
 
 /* What a piece of at most CHUNK shade items makes (without splitting,
