@@ -155,7 +155,7 @@ static int write_stats_json(const cli_options *o, const pw_scene *scene, const p
         cJSON_AddNumberToObject(j, "gpu_stream_launches", st->gpu_stream_launches);
     if (st->gpu_waves[0]) {
         cJSON *waves = cJSON_AddArrayToObject(j, "gpu_waves");
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; waves && k < 2; k++)
             cJSON_AddItemToArray(waves, cJSON_CreateNumber(st->gpu_waves[k]));
     }
     cJSON_AddNumberToObject(j, "render_seconds", st->render_seconds);

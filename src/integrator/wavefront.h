@@ -219,21 +219,6 @@ PW_HD pw_path pw_wf_camera_path(const pw_scene_view *s, const pw_render_params *
     return pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
 }
 
-/* generate, storing the camera paths (only the GPU's
- * PATHWAVE_WAVE_CAMERA=0 does, for comparisons): item i starts, in slot i
- * and position i of queue 0, as its camera path, its radiance slot not yet
- * written (PW_WF_HELD); its pixel is kept only for ray splitting, whose
- * children add to their pixel themselves. */
-PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
-                          uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
-{
-    pw_path path = pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample);
-    pw_wf_store(w, 0, i, &path, 0);
-    if (prm->split > 1)
-        w->pixel[i] = pw_wf_item_pixel(prm, i, first_pixel, pixels);
-    w->queue[0][i] = i;
-}
-
 /* What shading a hit on prim takes: its material's type, PW_MAT_COUNT for
  * a miss. (The GPU's wavefront shades its queue in order of this key.) */
 PW_HD uint32_t pw_wf_shade_key(const pw_scene_view *s, uint32_t prim)

@@ -39,7 +39,7 @@
 typedef void (*extend_kernel_fn)(pw_wave, pw_scene_view, const uint32_t *, uint32_t *, uint32_t);
 typedef void (*extend_camera_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t);
 typedef void (*connect_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, float *, uint32_t);
-typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t *, uint32_t);
+typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t *);
 typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
                                unsigned long long *);
 
@@ -70,18 +70,19 @@ typedef struct cuda_wave {
     cudaEvent_t done;             /* the other slot's last wave, for slot 0 to wait on at the frame's end */
     int connects;                 /* whether any path can have work for connect */
     uint32_t fetch;               /* k_extend's and k_connect's warps take rays 32 at a time as they finish (meshes) */
-    uint32_t camera;              /* camera paths made where bounce 0 needs them, not stored (k_generate) */
     /* Blocks of WAVE_BLOCK threads that fill the GPU, for each stage
      * kernel: as many as can be resident at once (its registers and
      * shared memory decide). A grid-stride kernel launched with more
      * blocks than fit runs its last ones in a second, partly empty round. */
     int g_generate, g_extend, g_extend_camera, g_shade, g_connect, g_tail, g_gather;
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
-    shade_kernel_fn shade;        /* k_shade or k_shade_basic (pick_wave_kernels) */
-    extend_kernel_fn extend;      /* k_extend, or k_extend_spheres for scenes of spheres only */
+    /* The stage kernels for this render (pick_wave_kernels): the general
+     * ones or their variants for the basic materials or for spheres. */
+    extend_kernel_fn extend;      /* k_extend or k_extend_spheres */
     extend_camera_kernel_fn extend_camera; /* k_extend_camera or k_extend_camera_spheres */
+    shade_kernel_fn shade;        /* k_shade, k_shade_basic, k_shade_toy or k_shade_nolight */
     connect_kernel_fn connect;    /* k_connect or k_connect_spheres */
-    tail_kernel_fn tail;          /* k_finish_tail or k_finish_tail_basic */
+    tail_kernel_fn tail;          /* k_finish_tail, _basic, _toy or _nolight */
     cudaEvent_t *ev;              /* stage statistics: PW_STAGE_COUNT + 1 events per bounce */
     int n_ev;
 } cuda_wave;
@@ -100,21 +101,17 @@ __global__ void k_set_wave(uint32_t *params, uint32_t first, uint32_t sample, ui
     params[3] = samples;
 }
 
-/* Launched with the blocks the GPU holds at once: the wave's items are
- * known only on the device, and a grid for its largest wave (8M paths)
- * spent most of its time on threads with nothing to do. With camera set,
- * the camera paths are not stored: bounce 0's extend and shade make each
- * where they need it (pw_wf_extend_camera, pw_wf_shade_camera), which
- * saves writing 52 bytes a path here and reading them back twice, and
- * generate only keeps the pixels ray splitting needs and starts the
- * counters. */
-__global__ void k_generate(pw_wave w, pw_scene_view v, pw_render_params prm, uint32_t *params, uint32_t camera)
+/* Starts a wave's counters. Camera paths are not stored: bounce 0's
+ * extend and shade make each where they need it (pw_wf_extend_camera,
+ * pw_wf_shade_camera), which saves writing 52 bytes a path here and
+ * reading them back twice. With ray splitting it also keeps each path's
+ * pixel, which split children add to themselves: then it is launched with
+ * the blocks the GPU holds at once, striding over the wave's items (known
+ * only on the device), else with one block (launch_generate). */
+__global__ void k_generate(pw_wave w, pw_render_params prm, uint32_t *params)
 {
     uint32_t n = params[2] * params[3];
-    if (!camera) {
-        GRID_STRIDE(i, n)
-        pw_wf_generate(&w, &v, &prm, i, params[0], params[2], params[1]);
-    } else if (prm.split > 1) {
+    if (prm.split > 1) {
         GRID_STRIDE(i, n)
         w.pixel[i] = pw_wf_item_pixel(&prm, i, params[0], params[2]);
     }
@@ -165,9 +162,9 @@ __device__ __forceinline__ static uint32_t *lists_at(uint32_t *sorted, uint32_t 
     return bounce == 0 ? NULL : sorted;
 }
 
-/* One ray of the queue: camera rays (bounce 0) and bounce rays take their
- * walks of the BVH (pw_trace_extend), and hits are filed by shading key
- * where the bounce has lists. */
+/* One bounce ray of the queue (camera rays are k_extend_camera's) takes its
+ * walk (pw_trace_extend), and its hit is filed by shading key where the
+ * bounce has lists. */
 __device__ __forceinline__ static void extend_item(pw_wave *w, const pw_scene_view *v, uint32_t q, uint32_t bounce,
                                                    uint32_t *sorted, uint32_t i)
 {
@@ -195,12 +192,14 @@ __device__ static uint32_t take32(uint32_t *taken)
         if (i >= (n)) {                                                                                            \
         } else
 
-/* Held to 64 registers (8 blocks of 128 an SM; 64 bytes of spills with
- * both walks): bunnies-mixed +2%, bunny +3% against 70 and 7 blocks. fetch: the
- * warps take their rays from the queue 32 at a time as they finish
- * (wave_setup says when), else a grid-stride loop deals them out. Both
- * walks live in this one kernel: a kernel of its own for camera rays
- * measured 4% slower on bunnies-mixed (docs/PERFORMANCE.md). */
+/* Held to 64 registers (8 blocks of 128 an SM; 88 bytes of spills):
+ * bunnies-mixed +2%, bunny +3% against 70 and 7 blocks. fetch: the warps
+ * take their rays from the queue 32 at a time as they finish (wave_setup
+ * says when), else a grid-stride loop deals them out. Camera rays, which
+ * generate no longer stores, take k_extend_camera at bounce 0 (a kernel
+ * of their own for stored camera rays, launched every bounce, had measured
+ * 4% slower on bunnies-mixed; this one runs once, before the graph's loop:
+ * docs/PERFORMANCE.md). */
 #define EXTEND_KERNEL(name, spheres, min_blocks)                                                                    \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted, uint32_t fetch)                 \
@@ -271,12 +270,13 @@ EXTEND_CAMERA_KERNEL(k_extend_camera_spheres, 1, SPHERES_EXTEND_BLOCKS)
 #define LIGHT_ANY (-1)
 #define SPHERES_SHADE_BLOCKS 6
 #define SPHERES_TAIL_BLOCKS 8
-__device__ __forceinline__ static void specialise(pw_scene_view *v, pw_render_params *prm, int light_mode)
+__device__ __forceinline__ static void specialise(pw_scene_view *v, pw_render_params *prm, int light_mode,
+                                                  int spheres)
 {
-    if (light_mode != LIGHT_ANY) {
+    if (light_mode != LIGHT_ANY)
         prm->light_mode = (uint32_t)light_mode;
+    if (spheres)
         v->n_tris = 0;
-    }
 }
 
 /* The first item of each key's list in the queue's order, in shared memory. */
@@ -300,27 +300,26 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
     return sorted[t * w->cap + k - first[t]];
 }
 
-/* Shade and the tail are compiled twice: for every material kind, and for
- * the basic ones only (a literal `kinds`, as in the megakernel's
- * variants), which leaves the microfacet code out and needs 96 registers
- * (pick_wave_kernels): +1-2% on the Cornell box, Sponza, the bunny and
- * rtiow, -1.3% on toy (docs/PERFORMANCE.md). The general k_shade is held
+/* Shade and the tail are compiled for every material kind, for the basic
+ * ones only (a literal `kinds`, as in the megakernel's variants), which
+ * leaves the microfacet code out and needs 96 registers: +1-2% on the
+ * Cornell box, Sponza, the bunny and rtiow, -1.3% on toy
+ * (docs/PERFORMANCE.md); and for sphere scenes by light mode (above). The general k_shade is held
  * to 128 registers (4 blocks an SM; 12 bytes of spills), where it would
  * take 146: bunnies-mixed +2%. Capping it at 64 or 80 spilled and
  * measured 10-20% slower. */
-#define SHADE_KERNEL(name, kinds, light_mode, min_blocks)                                                          \
+#define SHADE_KERNEL(name, kinds, light_mode, spheres, min_blocks)                                                 \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
-        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted,           \
-             uint32_t camera)                                                                                      \
+        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted)           \
     {                                                                                                              \
-        specialise(&v, &prm, light_mode);                                                                          \
+        specialise(&v, &prm, light_mode, spheres);                                                                 \
         pw_cuda_spheres_to_shared(&v);                                                                             \
         __shared__ uint32_t first[PW_WF_N_KEYS + 1];                                                               \
         sorted = lists_at(sorted, params[P_BOUNCE]);                                                               \
         if (sorted)                                                                                                \
             key_starts(&w, first);                                                                                 \
         uint32_t q = QUEUE(params), n = w.counters[PW_WF_RAYS];                                                    \
-        if (camera && params[P_BOUNCE] == 0) {                                                                     \
+        if (params[P_BOUNCE] == 0) {                                                                               \
             GRID_STRIDE(i, n)                                                                                      \
             pw_wf_shade_camera(&w, &v, &prm, i, params[0], params[2], params[1], kinds);                          \
         } else {                                                                                                   \
@@ -328,10 +327,10 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
             pw_wf_shade(&w, &v, &prm, q, sorted ? sorted_item(&w, sorted, first, i) : i, kinds);                   \
         }                                                                                                          \
     }
-SHADE_KERNEL(k_shade, PW_KINDS_ALL, LIGHT_ANY, 4)
-SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, LIGHT_ANY, 5)
-SHADE_KERNEL(k_shade_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, SPHERES_SHADE_BLOCKS)
-SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, SPHERES_SHADE_BLOCKS)
+SHADE_KERNEL(k_shade, PW_KINDS_ALL, LIGHT_ANY, 0, 4)
+SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, LIGHT_ANY, 0, 5)
+SHADE_KERNEL(k_shade_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, SPHERES_SHADE_BLOCKS)
+SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, SPHERES_SHADE_BLOCKS)
 
 /* The connect list's paths (those with shadow rays, and split children
  * that ended), taken as extend takes its rays (fetch). */
@@ -399,12 +398,12 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
  * the kernel for every kind at 128 (4 blocks; at 80 it spills 776
  * bytes): bunnies-mixed:6 +3.4%, Veach +2.6%, bunnies-mixed:16 -1.2%,
  * :64 -2.2% (docs/PERFORMANCE.md). */
-#define TAIL_KERNEL(name, kinds, light_mode, min_blocks)                                                           \
+#define TAIL_KERNEL(name, kinds, light_mode, spheres, min_blocks)                                                  \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, float *sum,                 \
              unsigned long long *totals)                                                                           \
     {                                                                                                              \
-        specialise(&v, &prm, light_mode);                                                                          \
+        specialise(&v, &prm, light_mode, spheres);                                                                 \
         uint32_t n = w.counters[PW_WF_TAIL];                                                                       \
         if (params[P_BOUNCE] > prm.max_depth || n == 0)                                                            \
             return;                                                                                                \
@@ -417,10 +416,10 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
             atomicAdd(&totals[1], (unsigned long long)s);                                                          \
         }                                                                                                          \
     }
-TAIL_KERNEL(k_finish_tail, PW_KINDS_ALL, LIGHT_ANY, 4)
-TAIL_KERNEL(k_finish_tail_basic, PW_KINDS_BASIC, LIGHT_ANY, 6)
-TAIL_KERNEL(k_finish_tail_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, SPHERES_TAIL_BLOCKS)
-TAIL_KERNEL(k_finish_tail_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, SPHERES_TAIL_BLOCKS)
+TAIL_KERNEL(k_finish_tail, PW_KINDS_ALL, LIGHT_ANY, 0, 4)
+TAIL_KERNEL(k_finish_tail_basic, PW_KINDS_BASIC, LIGHT_ANY, 0, 6)
+TAIL_KERNEL(k_finish_tail_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, SPHERES_TAIL_BLOCKS)
+TAIL_KERNEL(k_finish_tail_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, SPHERES_TAIL_BLOCKS)
 
 /* Closes a bounce: counts its rays, makes the next queue current, or hands
  * it to k_finish_tail when it holds at most tail_max paths. In the graph it
@@ -455,21 +454,27 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
         cudaGraphSetConditional(loop_handle, !tail && bounce + 1u <= max_depth);
 }
 
-/* The shade and tail kernels for this render's materials.
- * PATHWAVE_WAVE_GENERAL=1 keeps the general ones, to compare. */
-static void pick_wave_kernels(const pw_renderer *r, shade_kernel_fn *shade, tail_kernel_fn *tail)
+/* The stage kernels for this render: for scenes of spheres only, extend
+ * and connect without the triangles' code, and with the basic materials
+ * and the toy light sampling or none, shade and the tail with the light
+ * mode compiled in; else shade and the tail for the basic materials or for
+ * every kind. PATHWAVE_WAVE_GENERAL=1 keeps the general ones, to compare. */
+static void pick_wave_kernels(const pw_renderer *r, cuda_wave *cw)
 {
     const char *general = getenv("PATHWAVE_WAVE_GENERAL");
-    int basic = r->params.kinds == PW_KINDS_BASIC && !(general && *general == '1');
-    int spheres = basic && r->view.n_tris == 0;
+    int special = !(general && *general == '1');
+    int basic = special && r->params.kinds == PW_KINDS_BASIC, spheres = special && r->view.n_tris == 0;
     uint32_t mode = r->params.light_mode;
-    if (spheres && (mode == PW_LIGHT_MODE_TOY || mode == PW_LIGHT_MODE_NONE)) {
-        *shade = mode == PW_LIGHT_MODE_TOY ? k_shade_toy : k_shade_nolight;
-        *tail = mode == PW_LIGHT_MODE_TOY ? k_finish_tail_toy : k_finish_tail_nolight;
+    cw->extend = spheres ? k_extend_spheres : k_extend;
+    cw->extend_camera = spheres ? k_extend_camera_spheres : k_extend_camera;
+    cw->connect = spheres ? k_connect_spheres : k_connect;
+    if (basic && spheres && (mode == PW_LIGHT_MODE_TOY || mode == PW_LIGHT_MODE_NONE)) {
+        cw->shade = mode == PW_LIGHT_MODE_TOY ? k_shade_toy : k_shade_nolight;
+        cw->tail = mode == PW_LIGHT_MODE_TOY ? k_finish_tail_toy : k_finish_tail_nolight;
         return;
     }
-    *shade = basic ? k_shade_basic : k_shade;
-    *tail = basic ? k_finish_tail_basic : k_finish_tail;
+    cw->shade = basic ? k_shade_basic : k_shade;
+    cw->tail = basic ? k_finish_tail_basic : k_finish_tail;
 }
 
 /* The blocks of `block` threads of kernel fn that the GPU holds at once. */
@@ -608,11 +613,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaGetDevice(&dev));
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
-    pick_wave_kernels(r, &cw->shade, &cw->tail);
-    int spheres = r->view.n_tris == 0;
-    cw->extend = spheres ? k_extend_spheres : k_extend;
-    cw->extend_camera = spheres ? k_extend_camera_spheres : k_extend_camera;
-    cw->connect = spheres ? k_connect_spheres : k_connect;
+    pick_wave_kernels(r, cw);
     /* Without light sampling or splitting there is never a shadow ray to
      * trace or a split child to add to its pixel: connect is not launched
      * at all (bunnies-mixed, lit by an unsampled sky, launched eight empty
@@ -626,8 +627,6 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
      * bunnies-mixed:16 +8%, cornell +2%, sponza +1%, bunny unchanged. Rays
      * through spheres in shared memory cost alike (toy -1%: not used).
      * PATHWAVE_WAVE_FETCH=0 or 1 decides instead, for comparisons. */
-    const char *camera = getenv("PATHWAVE_WAVE_CAMERA"); /* EXPERIMENT: 0 stores them */
-    cw->camera = !(camera && *camera == '0');
     const char *fetch = getenv("PATHWAVE_WAVE_FETCH");
     cw->fetch = fetch && (*fetch == '0' || *fetch == '1') ? *fetch == '1' : r->view.n_tris > 0;
     pw_status st;
@@ -644,8 +643,9 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
      * slowest paths, so from there on paths are finished in one kernel,
      * each lane taking the queue's next path as its last one ends
      * (finish_tail). The tail takes queues of up to 5 paths for each of
-     * its resident threads (506,880 on an H100 for the basic kinds,
-     * 337,920 for every kind), measured against 1, 2, 3,
+     * its resident threads (on an H100 506,880 for the basic kinds,
+     * 337,920 for every kind, 675,840 for the sphere scenes' tails at 8
+     * blocks an SM), measured against 1, 2, 3,
      * 7.5, 10 and 15 (docs/PERFORMANCE.md). Against the tail before (a
      * path a thread, queues of up to 1 path a thread): bunnies-mixed:6
      * +2%, :16 +4%, :64 +4%, the bunny +6%, Sponza +9%, toy +9%, rtiow
@@ -709,8 +709,8 @@ static cudaError_t launch_generate(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
     cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
-    STEP((k_generate<<<cw->g_generate, WAVE_BLOCK, 0, s->stream>>>(s->w, c->scene.view, r->params, s->d_params,
-                                                                   cw->camera)));
+    int grid = r->params.split > 1 ? cw->g_generate : 1;
+    STEP((k_generate<<<grid, WAVE_BLOCK, 0, s->stream>>>(s->w, r->params, s->d_params)));
     return e;
 }
 
@@ -730,7 +730,7 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, wave_slot *s, in
             STEP(cudaEventRecord(EV(b, k), st));     \
     } while (0)
     MARK(1);
-    if (b == 0 && cw->camera)
+    if (b == 0)
         STEP((cw->extend_camera<<<cw->g_extend_camera, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params,
                                                                              s->d_params, cw->fetch)));
     else
@@ -738,7 +738,7 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, wave_slot *s, in
                                                                cw->fetch)));
     MARK(2);
     STEP((cw->shade<<<cw->g_shade, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, s->d_params,
-                                                           s->d_sorted, cw->camera)));
+                                                           s->d_sorted)));
     MARK(3);
     if (cw->connects)
         STEP((cw->connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, c->d_sum,
@@ -891,12 +891,12 @@ static pw_status join_slots(cuda_wave *cw)
     return PW_OK;
 }
 
-/* The pixels of the first of two half waves: half the rows, rounded up to
- * a multiple of the camera tiles' height (all of them for an image of at
- * most 4 rows: no cut). */
+/* The pixels of the first of two half waves: half the rows (rounded up),
+ * rounded up to a multiple of the camera tiles' height, so at least 4;
+ * all of them, no cut, for an image of at most 4 rows. */
 static uint32_t half_wave(const pw_render_params *prm)
 {
-    uint32_t rows = (prm->height / 2u + PW_WF_TILE_H - 1u) / PW_WF_TILE_H * PW_WF_TILE_H;
+    uint32_t rows = ((prm->height + 1u) / 2u + PW_WF_TILE_H - 1u) / PW_WF_TILE_H * PW_WF_TILE_H;
     return (rows < prm->height ? rows : prm->height) * prm->width;
 }
 
