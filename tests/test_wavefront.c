@@ -162,6 +162,33 @@ static void test_rtiow(void **state)
     check_identical("rtiow", 60, 40, 2, 0);
 }
 
+/* The GPU's wavefront makes camera paths where bounce 0 needs them
+ * instead of storing them (pw_wf_extend_camera, pw_wf_shade_camera); the
+ * CPU's does the same with PATHWAVE_CPU_WAVE_CAMERA=0, so that CI checks
+ * that way too: in tiled waves and a row-order one, and in waves of
+ * several samples (toy), and through deep MIS paths in waves that split
+ * the image unevenly (cornell), bit for bit; and with ray splitting (the
+ * children's pixels kept by generate), the split test below. */
+static void test_camera_made_where_needed(void **state)
+{
+    (void)state;
+    setenv("PATHWAVE_CPU_WAVE_CAMERA", "0", 1);
+    check_identical("toy", 64, 38, 3, 64 * 12);
+    check_identical("toy", 32, 18, 5, 2 * 32 * 18 + 7);
+    check_identical("cornell", 64, 64, 3, 1000);
+}
+
+static void test_split_camera_made_where_needed(void **state);
+
+static int unset_camera_switch(void **state)
+{
+    (void)state;
+    unsetenv("PATHWAVE_CPU_WAVE_CAMERA");
+    return 0;
+}
+
+static void check_split_mega_vs_wave(void);
+
 /* Ray splitting, megakernel against wavefront: the same children with the
  * same random numbers, but the wavefront's children of one pixel add to it
  * with atomics in whatever order they finish, so values agree to float
@@ -170,6 +197,18 @@ static void test_rtiow(void **state)
 static void test_split_mega_vs_wave(void **state)
 {
     (void)state;
+    check_split_mega_vs_wave();
+}
+
+static void test_split_camera_made_where_needed(void **state)
+{
+    (void)state;
+    setenv("PATHWAVE_CPU_WAVE_CAMERA", "0", 1);
+    check_split_mega_vs_wave();
+}
+
+static void check_split_mega_vs_wave(void)
+{
     pw_scene *s;
     assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
     pw_render_stats a, b;
@@ -231,6 +270,8 @@ int main(void)
         cmocka_unit_test(test_eight_toy_lights),
         cmocka_unit_test(test_toy_multi_sample_waves),
         cmocka_unit_test(test_split_mega_vs_wave),
+        cmocka_unit_test_teardown(test_camera_made_where_needed, unset_camera_switch),
+        cmocka_unit_test_teardown(test_split_camera_made_where_needed, unset_camera_switch),
         cmocka_unit_test(test_split_unbiased),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

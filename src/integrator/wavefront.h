@@ -209,14 +209,30 @@ PW_HD uint32_t pw_wf_item_pixel(const pw_render_params *prm, uint32_t i, uint32_
 }
 
 /* The camera path of item i of a wave: sample first_sample + i / pixels
- * of its pixel (pw_wf_item_pixel). A pure function of i, so both
- * wavefronts make it where bounce 0 needs it instead of storing it
- * (pw_wf_extend_camera, pw_wf_shade_camera). */
+ * of its pixel (pw_wf_item_pixel). A pure function of i, so the GPU's
+ * wavefront makes it where bounce 0 needs it instead of storing it
+ * (pw_wf_extend_camera, pw_wf_shade_camera): there the bytes generate
+ * wrote and bounce 0 read back cost more than making the path twice. The
+ * CPU's stores it (pw_wf_generate): there making it twice cost more. */
 PW_HD pw_path pw_wf_camera_path(const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                                 uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
     uint32_t pixel = pw_wf_item_pixel(prm, i, first_pixel, pixels);
     return pw_path_begin(s, prm, pixel % prm->width, pixel / prm->width, first_sample + i / pixels);
+}
+
+/* generate, storing the camera paths: item i starts, in slot i and
+ * position i of queue 0, as its camera path, its radiance slot not yet
+ * written (PW_WF_HELD); its pixel is kept only for ray splitting, whose
+ * children add to their pixel themselves. */
+PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
+                          uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
+{
+    pw_path path = pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample);
+    pw_wf_store(w, 0, i, &path, 0);
+    if (prm->split > 1)
+        w->pixel[i] = pw_wf_item_pixel(prm, i, first_pixel, pixels);
+    w->queue[0][i] = i;
 }
 
 /* What shading a hit on prim takes: its material's type, PW_MAT_COUNT for
@@ -229,7 +245,7 @@ PW_HD uint32_t pw_wf_shade_key(const pw_scene_view *s, uint32_t prim)
 /* extend: the closest hit of ray r, starting at origin (a PW_ORIGIN_* or
  * the sphere it leaves), for position i of the queue (pw_trace_extend);
  * returns its primitive (PW_NO_HIT on a miss). */
-PW_HD uint32_t pw_wf_extend_ray(const pw_wave *w, const pw_scene_view *s, pw_ray r, uint32_t origin, uint32_t i)
+PW_HD_INLINE uint32_t pw_wf_extend_ray(const pw_wave *w, const pw_scene_view *s, pw_ray r, uint32_t origin, uint32_t i)
 {
     pw_hit h;
     pw_trace_extend(s, r, origin, s->t_min, PW_INF, &h);
@@ -300,7 +316,7 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
  * radiance so far where held is set). At the first hit with ray splitting
  * on, it spawns prm->split children in new slots (one atomic per warp),
  * each shading the hit with 1/split of the throughput (pw_path_child). */
-PW_HD void pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
+PW_HD_INLINE void pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
                             uint32_t i, uint32_t pi, pw_path p, int held, uint32_t kinds)
 {
     pw_f2 hf = pw_f2_load(&w->hit[i]);

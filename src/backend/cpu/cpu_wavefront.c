@@ -25,14 +25,23 @@ typedef struct stage_ctx {
     const pw_wave *w;
     uint32_t bounce; /* its ray queue is bounce & 1 */
     uint32_t first_pixel, pixels, sample, samples;
+    int stored; /* generate stores the camera paths (generate_body) */
 } stage_ctx;
 
-/* As on the GPU, camera paths are not stored: bounce 0's extend and shade
- * make each where they need it (pw_wf_extend_camera, pw_wf_shade_camera),
- * so generate only keeps the pixels that ray splitting needs. */
+/* Camera paths are stored by generate (pw_wf_generate): making each
+ * twice instead, at bounce 0's extend and shade, as the GPU's wavefront
+ * does to save memory traffic, cost the CPU 11% on toy
+ * (docs/PERFORMANCE.md). PATHWAVE_CPU_WAVE_CAMERA=0 makes them where
+ * they are needed all the same, so that the tests check the GPU's way
+ * through the CPU (test_wavefront). */
 static void generate_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
+    if (c->stored) {
+        for (uint32_t i = b; i < e; i++)
+            pw_wf_generate(c->w, &c->r->view, &c->r->params, i, c->first_pixel, c->pixels, c->sample);
+        return;
+    }
     if (c->r->params.split > 1)
         for (uint32_t i = b; i < e; i++)
             c->w->pixel[i] = pw_wf_item_pixel(&c->r->params, i, c->first_pixel, c->pixels);
@@ -41,7 +50,7 @@ static void generate_body(void *p, uint32_t b, uint32_t e)
 static void extend_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
-    if (c->bounce == 0) {
+    if (c->bounce == 0 && !c->stored) {
         for (uint32_t i = b; i < e; i++)
             pw_wf_extend_camera(c->w, &c->r->view, &c->r->params, i, c->first_pixel, c->pixels, c->sample);
         return;
@@ -53,7 +62,7 @@ static void extend_body(void *p, uint32_t b, uint32_t e)
 static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32_t e)
 {
     const pw_render_params *prm = &c->r->params;
-    if (c->bounce == 0) {
+    if (c->bounce == 0 && !c->stored) {
         for (uint32_t i = b; i < e; i++)
             pw_wf_shade_camera(w, &c->r->view, prm, i, c->first_pixel, c->pixels, c->sample, prm->kinds);
         return;
@@ -152,7 +161,8 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
 {
     pw_wave *w = &cw->w;
     uint32_t n = pixels * samples;
-    stage_ctx c = {r, w, 0, first, pixels, sample, samples};
+    const char *camera = getenv("PATHWAVE_CPU_WAVE_CAMERA");
+    stage_ctx c = {r, w, 0, first, pixels, sample, samples, !(camera && *camera == '0')};
     run_stage(&c, PW_STAGE_GENERATE, 0, n, n, generate_body);
     w->counters[PW_WF_SLOTS] = n;
     uint32_t rays = n;
