@@ -7,6 +7,7 @@
 
 #include "pathwave.h"
 #include "integrator/wavefront.h"
+#include "integrator/wavefront_layout.h"
 
 static float *render_split(pw_scene *s, pw_backend b, int w, int h, int spp, int wave_paths, int split, uint32_t seed,
                            pw_render_stats *stats);
@@ -126,6 +127,34 @@ static void test_toy_tile_order(void **state)
     check_identical("toy", 64, 36, 3, 64 * 12);
     /* Tiled waves of 12 rows, then a last wave of 2 rows in row order. */
     check_identical("toy", 64, 38, 3, 64 * 12);
+}
+
+/* Where the GPU cuts a frame of one wave in two (pw_wave_half_pixels):
+ * never no rows (a cut of 0 rows once made cuda-wave loop for ever on a
+ * 1-row image), never every row of an image it can cut, and on a
+ * multiple of 4 rows, so that the first half is whole rows of tiles. */
+static void test_half_wave_cut(void **state)
+{
+    (void)state;
+    const uint32_t heights[] = {1, 2, 3, 4, 5, 7, 8, 9, 56, 60, 70, 720, 800, 1080, 1081};
+    for (size_t k = 0; k < sizeof heights / sizeof heights[0]; k++) {
+        uint32_t h = heights[k], w = 64, first = pw_wave_half_pixels(w, h);
+        pw_render_params prm;
+        memset(&prm, 0, sizeof prm);
+        prm.width = w;
+        prm.height = h;
+        assert_true(first > 0 && first % w == 0 && first <= w * h);
+        if (h <= PW_WF_TILE_H) {
+            assert_int_equal(first, w * h);
+            continue;
+        }
+        uint32_t rows = first / w;
+        assert_true(rows < h && rows % PW_WF_TILE_H == 0 && rows >= (h + 1) / 2);
+        assert_true(pw_wf_tiled(&prm, 0, first));
+    }
+    assert_int_equal(pw_wave_half_pixels(96, 60), 96 * 32);
+    assert_int_equal(pw_wave_half_pixels(1920, 1080), 1920 * 540);
+    assert_int_equal(pw_wave_half_pixels(96, 5), 96 * 4);
 }
 
 /* Eight toy lights: a Lambert hit makes up to PW_MAX_SHADOW shadow rays,
@@ -265,6 +294,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_toy),
         cmocka_unit_test(test_toy_tile_order),
+        cmocka_unit_test(test_half_wave_cut),
         cmocka_unit_test(test_cornell_in_waves),
         cmocka_unit_test(test_rtiow),
         cmocka_unit_test(test_eight_toy_lights),

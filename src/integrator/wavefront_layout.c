@@ -99,3 +99,9 @@ void pw_wave_plan(uint32_t cap, uint32_t npix, uint32_t split, uint32_t spp_left
     uint32_t waves = (spp_left + most - 1) / most;
     *samples = (spp_left + waves - 1) / waves;
 }
+
+uint32_t pw_wave_half_pixels(uint32_t width, uint32_t height)
+{
+    uint32_t rows = ((height + 1u) / 2u + PW_WF_TILE_H - 1u) / PW_WF_TILE_H * PW_WF_TILE_H;
+    return (rows < height ? rows : height) * width;
+}

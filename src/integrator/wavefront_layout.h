@@ -34,6 +34,12 @@ uint32_t pw_wave_path_limit(int settings_wave_paths);
  * *pixels pixels. */
 void pw_wave_plan(uint32_t cap, uint32_t npix, uint32_t split, uint32_t spp_left, uint32_t *pixels,
                   uint32_t *samples);
+/* The pixels of the first of two half waves that a frame of one wave is
+ * cut into (the GPU's two wave slots): half the rows, rounded up to a
+ * multiple of the camera tiles' height (PW_WF_TILE_H), so that both halves
+ * are whole rows of tiles where the first is; every pixel (no cut) for an
+ * image of at most PW_WF_TILE_H rows. */
+uint32_t pw_wave_half_pixels(uint32_t width, uint32_t height);
 
 #ifdef __cplusplus
 }

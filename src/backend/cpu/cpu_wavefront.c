@@ -31,10 +31,9 @@ typedef struct stage_ctx {
 /* Camera paths are stored by generate (pw_wf_generate): making each
  * twice instead, at bounce 0's extend and shade, as the GPU's wavefront
  * does to save memory traffic, cost the CPU 9% on toy and 3% on the
- * Cornell box
- * (docs/PERFORMANCE.md). PATHWAVE_CPU_WAVE_CAMERA=0 makes them where
- * they are needed all the same, so that the tests check the GPU's way
- * through the CPU (test_wavefront). */
+ * Cornell box (docs/PERFORMANCE.md). PATHWAVE_CPU_WAVE_CAMERA=0 makes them
+ * where they are needed all the same, so that the tests check the GPU's
+ * way through the CPU (test_wavefront). */
 static void generate_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;

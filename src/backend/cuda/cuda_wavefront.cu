@@ -891,23 +891,15 @@ static pw_status join_slots(cuda_wave *cw)
     return PW_OK;
 }
 
-/* The pixels of the first of two half waves: half the rows (rounded up),
- * rounded up to a multiple of the camera tiles' height, so at least 4;
- * all of them, no cut, for an image of at most 4 rows. */
-static uint32_t half_wave(const pw_render_params *prm)
-{
-    uint32_t rows = ((prm->height + 1u) / 2u + PW_WF_TILE_H - 1u) / PW_WF_TILE_H * PW_WF_TILE_H;
-    return (rows < prm->height ? rows : prm->height) * prm->width;
-}
-
 /* The frame's waves, taken by the slots in turn. Where cw->halve says so,
  * a frame's last round of samples, when it is one wave of every pixel
  * that would go to the first slot, is cut into two: a frame of one wave,
  * and the last round of an odd number of them (rtiow's 4 + 4 + 2 samples,
- * measured so). The cut falls on a multiple of 4 rows (half_wave), so both
- * halves still send their camera rays out in tiles (pw_wf_tiled). Ctrl-C is
- * honoured between waves of whole samples, so every pixel keeps the same
- * sample count (the device keeps one count for all). */
+ * measured so). The cut falls on a multiple of 4 rows
+ * (pw_wave_half_pixels), so both halves still send their camera rays out
+ * in tiles (pw_wf_tiled). Ctrl-C is honoured between waves of whole
+ * samples, so every pixel keeps the same sample count (the device keeps
+ * one count for all). */
 static pw_status run_waves(pw_renderer *r, cuda_state *c, int spp)
 {
     cuda_wave *cw = c->wave;
@@ -917,7 +909,7 @@ static pw_status run_waves(pw_renderer *r, cuda_state *c, int spp)
         uint32_t per_wave, samples;
         pw_wave_plan(cw->slot[0].w.cap, npix, r->params.split, (uint32_t)spp - s, &per_wave, &samples);
         if (cw->halve && per_wave >= npix && s + samples >= (uint32_t)spp && next == 0)
-            per_wave = half_wave(&r->params);
+            per_wave = pw_wave_half_pixels(r->params.width, r->params.height);
         for (uint32_t first = 0; first < npix; first += per_wave) {
             uint32_t n = npix - first < per_wave ? npix - first : per_wave;
             pw_status st = run_wave(r, c, &cw->slot[next], first, n, c->samples_done, samples);
