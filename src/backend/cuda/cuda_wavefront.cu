@@ -217,7 +217,7 @@ __device__ static uint32_t take32(uint32_t *taken)
         }                                                                                                          \
     }
 /* Extend and connect for sphere-only scenes: a zero triangle count
- * compiled in leaves the triangles' tests out (wave_setup picks them), and
+ * compiled in leaves the triangles' tests out (pick_wave_kernels), and
  * the smaller kernels run 12 blocks of 128 an SM (40 registers; 256 and
  * 216 bytes of spills). H100, two rounds, wavefront Mray/s against the
  * general kernels at 8 blocks: toy 13,428 / 13,429 to 13,768 / 13,729,
@@ -230,7 +230,7 @@ EXTEND_KERNEL(k_extend_spheres, 1, SPHERES_EXTEND_BLOCKS)
 /* Bounce 0's extend where generate stores no camera paths (k_generate):
  * each ray is made here. A kernel of its own, launched for bounce 0 only
  * (the graph runs that bounce before its loop), because the camera's code
- * in k_extend tripled its spills (88 to 380 bytes), which every later
+ * in k_extend raised its spills from 88 to 380 bytes, which every later
  * bounce's walk would pay. Camera rays keep their order, so nothing is
  * filed by shading key (lists_at). */
 #define EXTEND_CAMERA_KERNEL(name, spheres, min_blocks)                                                             \
@@ -304,10 +304,10 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
  * ones only (a literal `kinds`, as in the megakernel's variants), which
  * leaves the microfacet code out and needs 96 registers: +1-2% on the
  * Cornell box, Sponza, the bunny and rtiow, -1.3% on toy
- * (docs/PERFORMANCE.md); and for sphere scenes by light mode (above). The general k_shade is held
- * to 128 registers (4 blocks an SM; 12 bytes of spills), where it would
- * take 146: bunnies-mixed +2%. Capping it at 64 or 80 spilled and
- * measured 10-20% slower. */
+ * (docs/PERFORMANCE.md); and for sphere scenes by light mode (above).
+ * The general k_shade is held to 128 registers (4 blocks an SM; 12 bytes
+ * of spills), where it would take 146: bunnies-mixed +2%. Capping it at
+ * 64 or 80 spilled and measured 10-20% slower. */
 #define SHADE_KERNEL(name, kinds, light_mode, spheres, min_blocks)                                                 \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted)           \
