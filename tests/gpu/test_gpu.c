@@ -54,6 +54,16 @@ static void case_settings(pw_scene *s, pw_backend b, const gpu_case *c, pw_setti
     st->wave_paths = c->wave_paths;
 }
 
+/* The statistics of a GPU render of case c on backend b (the test fails,
+ * naming name and the backend, if it cannot render). */
+static void render_stats(const char *name, pw_scene *s, pw_backend b, const gpu_case *c, pw_render_stats *rs)
+{
+    pw_settings st;
+    case_settings(s, b, c, &st);
+    if (render_calls(s, &st, c, NULL, rs) != PW_OK)
+        fail_msg("%s: %s render failed: %s", name, pw_backend_name(b), pw_last_error());
+}
+
 static pw_status render(pw_scene *s, pw_backend b, const gpu_case *c, float **rgb)
 {
     pw_settings st;
@@ -369,14 +379,9 @@ static void test_agree_split(void **state)
  * (PATHWAVE_WAVE_TAIL=0), which checks shade's counts at every bounce. */
 static void check_rays_equal(const char *name, pw_scene *s, const gpu_case *c)
 {
-    pw_settings st;
     pw_render_stats a, b;
-    case_settings(s, PW_BACKEND_CUDA_MEGA, c, &st);
-    if (render_calls(s, &st, c, NULL, &a) != PW_OK)
-        fail_msg("%s: cuda-mega render failed: %s", name, pw_last_error());
-    case_settings(s, PW_BACKEND_CUDA_WAVE, c, &st);
-    if (render_calls(s, &st, c, NULL, &b) != PW_OK)
-        fail_msg("%s: cuda-wave render failed: %s", name, pw_last_error());
+    render_stats(name, s, PW_BACKEND_CUDA_MEGA, c, &a);
+    render_stats(name, s, PW_BACKEND_CUDA_WAVE, c, &b);
     printf("%s, split %d: rays %llu/%llu/%llu (cuda-mega) vs %llu/%llu/%llu (cuda-wave)\n", name, c->split,
            (unsigned long long)a.camera_rays, (unsigned long long)a.bounce_rays, (unsigned long long)a.shadow_rays,
            (unsigned long long)b.camera_rays, (unsigned long long)b.bounce_rays, (unsigned long long)b.shadow_rays);
@@ -438,11 +443,8 @@ static void test_agree_partial_tiles_and_calls(void **state)
 /* Waves of case c that the CUDA wavefront ran on each of its slots. */
 static void check_wave_slots(pw_scene *s, const char *name, const gpu_case *c, uint32_t first, uint32_t second)
 {
-    pw_settings st;
     pw_render_stats rs;
-    case_settings(s, PW_BACKEND_CUDA_WAVE, c, &st);
-    if (render_calls(s, &st, c, NULL, &rs) != PW_OK)
-        fail_msg("%s: cuda-wave: %s", name, pw_last_error());
+    render_stats(name, s, PW_BACKEND_CUDA_WAVE, c, &rs);
     printf("%s: %u + %u waves on the two slots (want %u + %u)\n", name, rs.gpu_waves[0], rs.gpu_waves[1], first,
            second);
     assert_true(rs.gpu_waves[0] == first && rs.gpu_waves[1] == second);
@@ -504,11 +506,8 @@ static void test_agree_half_waves(void **state)
 /* Launches of the megakernel that ran as a stream of tiles for case c. */
 static uint32_t mega_stream_launches(pw_scene *s, const gpu_case *c)
 {
-    pw_settings st;
     pw_render_stats rs;
-    case_settings(s, PW_BACKEND_CUDA_MEGA, c, &st);
-    if (render_calls(s, &st, c, NULL, &rs) != PW_OK)
-        fail_msg("cuda-mega: %s", pw_last_error());
+    render_stats("stream of tiles", s, PW_BACKEND_CUDA_MEGA, c, &rs);
     return rs.gpu_stream_launches;
 }
 
