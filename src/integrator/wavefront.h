@@ -280,9 +280,12 @@ PW_HD uint32_t pw_wf_extend_camera(const pw_wave *w, const pw_scene_view *s, con
  * into the path's shadow records, the next segment into queue q ^ 1.
  * kinds: the material kinds the scene holds (a literal in the GPU's
  * kernels, so that those for the basic materials leave the microfacet
- * code out, as the megakernel's do). */
-PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
-                           uint32_t pi, int held, pw_path p, const pw_hit *h, uint32_t kinds)
+ * code out, as the megakernel's do). Returns the shadow rays made, which
+ * the caller adds to PW_WF_SHADOWS once for all its items: a count per
+ * item was a second atomic a warp on the counters' cache line, which
+ * every warp's allocation (pw_wf_alloc_pair) waits on. */
+PW_HD uint32_t pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
+                               uint32_t pi, int held, pw_path p, const pw_hit *h, uint32_t kinds)
 {
     pw_shadow_sink sink = {NULL, w->shadow, pw_wf_records(w, pi)};
     int n = 0, alive = 0;
@@ -290,7 +293,6 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
         pw_path_miss(s, prm, &p);
     else
         alive = pw_path_shade(s, prm, &p, h, &sink, &n, kinds);
-    pw_wf_count(&w->counters[PW_WF_SHADOWS], (uint32_t)n);
     /* Connect visits only the paths it has work for: those with shadow
      * rays, and finished split children, which add their radiance to the
      * pixel themselves. Any other path goes on (its radiance in its slot
@@ -310,14 +312,15 @@ PW_HD void pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_re
         pw_wf_store(w, q ^ 1u, next, &p, held || visit);
         w->queue[q ^ 1u][next] = pi;
     }
+    return (uint32_t)n;
 }
 
 /* shade: path p, at position i of queue q and in slot pi (which holds its
  * radiance so far where held is set). At the first hit with ray splitting
  * on, it spawns prm->split children in new slots (one atomic per warp),
  * each shading the hit with 1/split of the throughput (pw_path_child). */
-PW_HD_INLINE void pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
-                            uint32_t i, uint32_t pi, pw_path p, int held, uint32_t kinds)
+PW_HD_INLINE uint32_t pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
+                                       uint32_t q, uint32_t i, uint32_t pi, pw_path p, int held, uint32_t kinds)
 {
     pw_f2 hf = pw_f2_load(&w->hit[i]);
     pw_hit h;
@@ -331,29 +334,34 @@ PW_HD_INLINE void pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, con
     }
     uint32_t split = p.depth == 0 && h.prim != PW_NO_HIT && prm->split > 1 ? prm->split : 1u;
     uint32_t base = pw_wf_alloc(&w->counters[PW_WF_SLOTS], split - 1);
+    uint32_t shadows = 0;
     for (uint32_t k = 0; k < split; k++) {
         uint32_t ci = k == 0 ? pi : base + k - 1;
         if (k > 0)
             w->pixel[ci] = w->pixel[pi];
-        pw_wf_shade_one(w, s, prm, q, ci, k == 0 && held, split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
+        shadows += pw_wf_shade_one(w, s, prm, q, ci, k == 0 && held, split > 1 ? pw_path_child(&p, k, split) : p,
+                                   &h, kinds);
     }
+    return shadows;
 }
 
-/* shade for the path at position i of queue q. */
-PW_HD void pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q, uint32_t i,
-                       uint32_t kinds)
+/* shade for the path at position i of queue q; returns the shadow rays
+ * made (pw_wf_shade_one). */
+PW_HD uint32_t pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
+                           uint32_t i, uint32_t kinds)
 {
     int held;
     pw_path p = pw_wf_load(w, q, i, &held);
-    pw_wf_shade_path(w, s, prm, q, i, w->queue[q][i], p, held, kinds);
+    return pw_wf_shade_path(w, s, prm, q, i, w->queue[q][i], p, held, kinds);
 }
 
 /* shade for item i of a wave whose camera paths are not stored
  * (pw_wf_extend_camera): slot i, position i of queue 0. */
-PW_HD void pw_wf_shade_camera(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
-                              uint32_t first_pixel, uint32_t pixels, uint32_t first_sample, uint32_t kinds)
+PW_HD uint32_t pw_wf_shade_camera(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
+                                  uint32_t first_pixel, uint32_t pixels, uint32_t first_sample, uint32_t kinds)
 {
-    pw_wf_shade_path(w, s, prm, 0, i, i, pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample), 0, kinds);
+    return pw_wf_shade_path(w, s, prm, 0, i, i, pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample), 0,
+                            kinds);
 }
 
 /* connect: the path of entry i of the connect list traces its shadow rays

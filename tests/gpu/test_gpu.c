@@ -371,9 +371,10 @@ static void test_agree_split(void **state)
 }
 
 /* Ray counts, cuda-mega against cuda-wave: the same paths cast the same
- * rays. The wavefront's shade counts its shadow rays with a warp-reduced
- * atomic whose result nothing reads (pw_wf_count), so a lane left out of
- * that sum would change no image: only --stats and Mray/s would show it.
+ * rays. The wavefront's shade counts its shadow rays per thread and adds
+ * them with a warp-reduced atomic whose result nothing reads
+ * (pw_wf_count), so a count left out of that sum would change no image:
+ * only --stats and Mray/s would show it.
  * These small images leave every bounce after the first to the tail
  * kernel; gpu-check runs the suite again without a tail
  * (PATHWAVE_WAVE_TAIL=0), which checks shade's counts at every bounce. */

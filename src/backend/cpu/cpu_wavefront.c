@@ -62,13 +62,15 @@ static void extend_body(void *p, uint32_t b, uint32_t e)
 static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32_t e)
 {
     const pw_render_params *prm = &c->r->params;
+    uint32_t shadows = 0;
     if (c->bounce == 0 && !c->stored) {
         for (uint32_t i = b; i < e; i++)
-            pw_wf_shade_camera(w, &c->r->view, prm, i, c->first_pixel, c->pixels, c->sample, prm->kinds);
-        return;
+            shadows += pw_wf_shade_camera(w, &c->r->view, prm, i, c->first_pixel, c->pixels, c->sample, prm->kinds);
+    } else {
+        for (uint32_t i = b; i < e; i++)
+            shadows += pw_wf_shade(w, &c->r->view, prm, c->bounce & 1u, i, prm->kinds);
     }
-    for (uint32_t i = b; i < e; i++)
-        pw_wf_shade(w, &c->r->view, prm, c->bounce & 1u, i, prm->kinds);
+    pw_wf_count(&w->counters[PW_WF_SHADOWS], shadows);
 }
 
 /* What a piece of at most CHUNK shade items makes (without splitting,

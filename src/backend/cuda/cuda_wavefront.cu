@@ -318,14 +318,15 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
         sorted = lists_at(sorted, params[P_BOUNCE]);                                                               \
         if (sorted)                                                                                                \
             key_starts(&w, first);                                                                                 \
-        uint32_t q = QUEUE(params), n = w.counters[PW_WF_RAYS];                                                    \
+        uint32_t q = QUEUE(params), n = w.counters[PW_WF_RAYS], shadows = 0;                                       \
         if (params[P_BOUNCE] == 0) {                                                                               \
             GRID_STRIDE(i, n)                                                                                      \
-            pw_wf_shade_camera(&w, &v, &prm, i, params[0], params[2], params[1], kinds);                          \
+            shadows += pw_wf_shade_camera(&w, &v, &prm, i, params[0], params[2], params[1], kinds);               \
         } else {                                                                                                   \
             GRID_STRIDE(i, n)                                                                                      \
-            pw_wf_shade(&w, &v, &prm, q, sorted ? sorted_item(&w, sorted, first, i) : i, kinds);                   \
+            shadows += pw_wf_shade(&w, &v, &prm, q, sorted ? sorted_item(&w, sorted, first, i) : i, kinds);        \
         }                                                                                                          \
+        pw_wf_count(&w.counters[PW_WF_SHADOWS], shadows);                                                          \
     }
 SHADE_KERNEL(k_shade, PW_KINDS_ALL, LIGHT_ANY, 0, 4)
 SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, LIGHT_ANY, 0, 5)
