@@ -69,6 +69,13 @@ step memcheck-wave compute-sanitizer --tool memcheck --error-exitcode 1 \
 # racecheck does not run graphs with conditional nodes: the wave unrolled.
 PATHWAVE_WAVE_GRAPH=0 step racecheck-wave compute-sanitizer --tool racecheck --error-exitcode 1 \
     $PW render toy --backend cuda-wave --width 32 --height 18 --spp 1 -q -o "$OUT/racecheck-wave.png"
+# The sphere scenes' shade takes its queue places blockwise, between two
+# barriers (cuda_wavefront.cu's alloc_pair_block); 576 paths leave the
+# last block part empty.
+PATHWAVE_WAVE_GRAPH=0 step synccheck-wave compute-sanitizer --tool synccheck --error-exitcode 1 \
+    $PW render toy --backend cuda-wave --width 32 --height 18 --spp 1 -q -o "$OUT/synccheck-wave.png"
+step memcheck-wave-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PW render toy --backend cuda-wave --width 64 --height 36 --spp 2 -q -o "$OUT/memcheck-wave-toy.png"
 # The megakernel's warps share a sample pool and its radiance in shared
 # memory: racecheck and synccheck on a render that hands samples out
 # (4 a pixel in one launch) through the sphere groups (toy) and the list

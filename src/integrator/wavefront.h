@@ -274,53 +274,95 @@ PW_HD uint32_t pw_wf_extend_camera(const pw_wave *w, const pw_scene_view *s, con
     return pw_wf_extend_ray(w, s, p.ray, PW_ORIGIN_LENS, i);
 }
 
+/* A path shaded at its hit (pw_wf_shade_hit), before it takes its entry
+ * in the connect list and its position in the next ray queue
+ * (pw_wf_shade_commit). Shade is cut in these two halves so that the GPU
+ * can take the positions of a whole block's paths with one atomic
+ * between them (cuda_wavefront.cu). */
+typedef struct pw_wf_shaded {
+    pw_path p;   /* after the hit: the next segment, or ended */
+    uint32_t pi; /* its slot */
+    uint32_t n;  /* shadow rays made, in the slot's records */
+    int held;    /* whether the slot holds the radiance gathered before this hit */
+    int alive;   /* whether it goes on: it takes a position in the next queue */
+    int visit;   /* whether connect visits it: it takes an entry in the connect list */
+} pw_wf_shaded;
+
+/* What shading a path at a hit makes: nothing, where a thread has no
+ * path but takes part in its block's allocation. */
+PW_HD pw_wf_shaded pw_wf_shaded_none(void)
+{
+    pw_wf_shaded r;
+    r.p = pw_path_none();
+    r.pi = r.n = 0;
+    r.held = r.alive = r.visit = 0;
+    return r;
+}
+
 /* Shades path p (hit h, radiance so far in slot pi where held is set;
  * held is never set at a path's first hit or for a split child):
- * emission, shadow rays
- * into the path's shadow records, the next segment into queue q ^ 1.
- * kinds: the material kinds the scene holds (a literal in the GPU's
- * kernels, so that those for the basic materials leave the microfacet
- * code out, as the megakernel's do). Returns the shadow rays made, which
- * the caller adds to PW_WF_SHADOWS once for all its items: a count per
- * item was a second atomic a warp on the counters' cache line, which
- * every warp's allocation (pw_wf_alloc_pair) waits on. */
-PW_HD uint32_t pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
-                               uint32_t pi, int held, pw_path p, const pw_hit *h, uint32_t kinds)
+ * emission, shadow rays into the path's shadow records, the next
+ * segment. kinds: the material kinds the scene holds (a literal in the
+ * GPU's kernels, so that those for the basic materials leave the
+ * microfacet code out, as the megakernel's do). */
+PW_HD pw_wf_shaded pw_wf_shade_hit(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
+                                   uint32_t pi, int held, pw_path p, const pw_hit *h, uint32_t kinds)
 {
+    pw_wf_shaded r = pw_wf_shaded_none();
     pw_shadow_sink sink = {NULL, w->shadow, pw_wf_records(w, pi)};
-    int n = 0, alive = 0;
+    int n = 0;
+    r.p = p;
+    r.pi = pi;
+    r.held = held;
     if (h->prim == PW_NO_HIT)
-        pw_path_miss(s, prm, &p);
+        pw_path_miss(s, prm, &r.p);
     else
-        alive = pw_path_shade(s, prm, &p, h, &sink, &n, kinds);
+        r.alive = pw_path_shade(s, prm, &r.p, h, &sink, &n, kinds);
+    r.n = (uint32_t)n;
     /* Connect visits only the paths it has work for: those with shadow
      * rays, and finished split children, which add their radiance to the
      * pixel themselves. Any other path goes on (its radiance in its slot
      * where held) or ends with its radiance written here, so it takes no
      * entry (on toy most hits are metal, glass or sky, and on scenes
      * without light sampling no path has shadow rays). */
-    int visit = n > 0 || (prm->split > 1 && !alive);
-    uint32_t listed, next;
-    pw_wf_alloc_pair(&w->counters[PW_WF_TO_CONNECT], visit, alive, &listed, &next);
-    /* A path connect visits has its slot written there. */
-    held = pw_wf_add_radiance(w, pi, p.L, held, !alive && !visit);
-    if (visit)
-        pw_wf_list(w, listed, pi, (uint32_t)alive, (uint32_t)held, (uint32_t)n);
-    /* Connect, which runs before the next bounce, writes the slot of
-     * every path it visits. */
-    if (alive) {
-        pw_wf_store(w, q ^ 1u, next, &p, held || visit);
-        w->queue[q ^ 1u][next] = pi;
-    }
-    return (uint32_t)n;
+    r.visit = n > 0 || (prm->split > 1 && !r.alive);
+    return r;
 }
 
-/* shade: path p, at position i of queue q and in slot pi (which holds its
- * radiance so far where held is set). At the first hit with ray splitting
- * on, it spawns prm->split children in new slots (one atomic per warp),
- * each shading the hit with 1/split of the throughput (pw_path_child). */
-PW_HD_INLINE uint32_t pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
-                                       uint32_t q, uint32_t i, uint32_t pi, pw_path p, int held, uint32_t kinds)
+/* Puts shaded path r into the connect list at entry listed (where it
+ * visits connect) and into queue q ^ 1 at position next (where it goes
+ * on), and its radiance into its slot where it must be there. */
+PW_HD void pw_wf_shade_commit(const pw_wave *w, uint32_t q, const pw_wf_shaded *r, uint32_t listed, uint32_t next)
+{
+    /* A path connect visits has its slot written there. */
+    int held = pw_wf_add_radiance(w, r->pi, r->p.L, r->held, !r->alive && !r->visit);
+    if (r->visit)
+        pw_wf_list(w, listed, r->pi, (uint32_t)r->alive, (uint32_t)held, r->n);
+    /* Connect, which runs before the next bounce, writes the slot of
+     * every path it visits. */
+    if (r->alive) {
+        pw_wf_store(w, q ^ 1u, next, &r->p, held || r->visit);
+        w->queue[q ^ 1u][next] = r->pi;
+    }
+}
+
+/* Both halves, with the positions taken by the calling warp's lanes
+ * together (pw_wf_alloc_pair). Returns the shadow rays made, which the
+ * caller adds to PW_WF_SHADOWS once for all its items: a count per item
+ * was a second atomic a warp on the counters' cache line, which every
+ * warp's allocation waits on. */
+PW_HD uint32_t pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
+                               uint32_t pi, int held, pw_path p, const pw_hit *h, uint32_t kinds)
+{
+    pw_wf_shaded r = pw_wf_shade_hit(w, s, prm, pi, held, p, h, kinds);
+    uint32_t listed, next;
+    pw_wf_alloc_pair(&w->counters[PW_WF_TO_CONNECT], r.visit, r.alive, &listed, &next);
+    pw_wf_shade_commit(w, q, &r, listed, next);
+    return r.n;
+}
+
+/* The hit extend found for position i of the current queue. */
+PW_HD pw_hit pw_wf_hit_at(const pw_wave *w, const pw_scene_view *s, uint32_t i)
 {
     pw_f2 hf = pw_f2_load(&w->hit[i]);
     pw_hit h;
@@ -332,6 +374,17 @@ PW_HD_INLINE uint32_t pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s,
         h.u = uv.x;
         h.v = uv.y;
     }
+    return h;
+}
+
+/* shade: path p, at position i of queue q and in slot pi (which holds its
+ * radiance so far where held is set). At the first hit with ray splitting
+ * on, it spawns prm->split children in new slots (one atomic per warp),
+ * each shading the hit with 1/split of the throughput (pw_path_child). */
+PW_HD_INLINE uint32_t pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
+                                       uint32_t q, uint32_t i, uint32_t pi, pw_path p, int held, uint32_t kinds)
+{
+    pw_hit h = pw_wf_hit_at(w, s, i);
     uint32_t split = p.depth == 0 && h.prim != PW_NO_HIT && prm->split > 1 ? prm->split : 1u;
     uint32_t base = pw_wf_alloc(&w->counters[PW_WF_SLOTS], split - 1);
     uint32_t shadows = 0;
@@ -362,6 +415,27 @@ PW_HD uint32_t pw_wf_shade_camera(const pw_wave *w, const pw_scene_view *s, cons
 {
     return pw_wf_shade_path(w, s, prm, 0, i, i, pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample), 0,
                             kinds);
+}
+
+/* Shade's first half (pw_wf_shade_hit) without ray splitting, for the
+ * path at position i of queue q, and for item i of a wave whose camera
+ * paths are not stored. */
+PW_HD pw_wf_shaded pw_wf_shade_hit_at(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
+                                      uint32_t q, uint32_t i, uint32_t kinds)
+{
+    int held;
+    pw_path p = pw_wf_load(w, q, i, &held);
+    pw_hit h = pw_wf_hit_at(w, s, i);
+    return pw_wf_shade_hit(w, s, prm, w->queue[q][i], held, p, &h, kinds);
+}
+
+PW_HD pw_wf_shaded pw_wf_shade_hit_camera(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
+                                          uint32_t i, uint32_t first_pixel, uint32_t pixels, uint32_t first_sample,
+                                          uint32_t kinds)
+{
+    pw_hit h = pw_wf_hit_at(w, s, i);
+    return pw_wf_shade_hit(w, s, prm, i, 0, pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample), &h,
+                           kinds);
 }
 
 /* connect: the path of entry i of the connect list traces its shadow rays

@@ -300,6 +300,67 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
     return sorted[t * w->cap + k - first[t]];
 }
 
+/* The entries in the connect list and the positions in the next ray
+ * queue of the paths the block's threads shaded (a: the path visits
+ * connect, b: it goes on), with one atomic for the whole block, where
+ * pw_wf_alloc_pair takes one a warp. Every warp's atomic goes to the same
+ * address, and on toy the waits for them were a third of shade's stall
+ * samples (Nsight Compute). Every thread of the block must call it. The
+ * two counts ride in one 64-bit word, as in pw_wf_alloc_pair. */
+__device__ static void alloc_pair_block(uint32_t *pair, int a, int b, uint32_t *a_at, uint32_t *b_at)
+{
+    __shared__ unsigned long long warp_base[WAVE_BLOCK / 32];
+    uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u, below = (1u << lane) - 1u;
+    /* The ballots also keep each warp's lane 0 from overwriting its entry
+     * before every lane has read the previous call's. */
+    unsigned wa = __ballot_sync(0xffffffffu, a), wb = __ballot_sync(0xffffffffu, b);
+    if (lane == 0)
+        warp_base[warp] = (unsigned long long)__popc(wa) | (unsigned long long)__popc(wb) << 32;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long total = 0;
+        for (uint32_t k = 0; k < blockDim.x / 32u; k++) {
+            unsigned long long c = warp_base[k];
+            warp_base[k] = total;
+            total += c;
+        }
+        unsigned long long base = total ? atomicAdd((unsigned long long *)pair, total) : 0ull;
+        for (uint32_t k = 0; k < blockDim.x / 32u; k++)
+            warp_base[k] += base;
+    }
+    __syncthreads();
+    unsigned long long base = warp_base[warp];
+    *a_at = (uint32_t)base + (uint32_t)__popc(wa & below);
+    *b_at = (uint32_t)(base >> 32) + (uint32_t)__popc(wb & below);
+}
+
+/* Shade without ray splitting (the sphere kernels, below): the block's
+ * threads take the queue's items together, a block's worth at a time,
+ * each shades its path (pw_wf_shade_hit), the block takes their places at
+ * once (alloc_pair_block) and each puts its path there
+ * (pw_wf_shade_commit). Returns the thread's shadow rays. */
+__device__ __forceinline__ static uint32_t shade_blockwise(pw_wave *w, const pw_scene_view *v,
+                                                           const pw_render_params *prm, const uint32_t *params,
+                                                           const uint32_t *sorted, const uint32_t *first,
+                                                           uint32_t kinds)
+{
+    uint32_t q = QUEUE(params), n = w->counters[PW_WF_RAYS], bounce = params[P_BOUNCE], shadows = 0;
+    for (uint32_t base = blockIdx.x * blockDim.x; base < n; base += gridDim.x * blockDim.x) {
+        uint32_t k = base + threadIdx.x;
+        pw_wf_shaded r = pw_wf_shaded_none();
+        if (k < n && bounce == 0)
+            r = pw_wf_shade_hit_camera(w, v, prm, k, params[0], params[2], params[1], kinds);
+        else if (k < n)
+            r = pw_wf_shade_hit_at(w, v, prm, q, sorted ? sorted_item(w, sorted, first, k) : k, kinds);
+        uint32_t listed, next;
+        alloc_pair_block(&w->counters[PW_WF_TO_CONNECT], r.visit, r.alive, &listed, &next);
+        if (k < n)
+            pw_wf_shade_commit(w, q, &r, listed, next);
+        shadows += r.n;
+    }
+    return shadows;
+}
+
 /* Shade and the tail are compiled for every material kind, for the basic
  * ones only (a literal `kinds`, as in the megakernel's variants), which
  * leaves the microfacet code out and needs 96 registers: +1-2% on the
@@ -307,19 +368,32 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
  * (docs/PERFORMANCE.md); and for sphere scenes by light mode (above).
  * The general k_shade is held to 128 registers (4 blocks an SM; 12 bytes
  * of spills), where it would take 146: bunnies-mixed +2%. Capping it at
- * 64 or 80 spilled and measured 10-20% slower. */
-#define SHADE_KERNEL(name, kinds, light_mode, spheres, min_blocks)                                                 \
+ * 64 or 80 spilled and measured 10-20% slower.
+ *   The sphere kernels shade blockwise (shade_blockwise) and are compiled
+ * without ray splitting (a literal split of 1; pick_wave_kernels gives
+ * split renders k_shade_basic). H100, wavefront Mray/s against a warp's
+ * atomic, three rounds: toy 14,852 / 14,656 / 14,942 to 15,675 / 15,600
+ * / 15,697 (+6%), toy-small +10%, rtiow +5%. The others keep the warp's
+ * atomic (pw_wf_shade_path): blockwise, the Cornell box lost 2.5%, the
+ * bunny 2.5%, bunnies-mixed:6 1% and Sponza 1%, whose shading takes
+ * fewer of a frame's atomics and whose warps, waiting at the block's
+ * barriers for its slowest, lost more than the atomics cost. */
+#define SHADE_KERNEL(name, kinds, light_mode, spheres, min_blocks, blockwise)                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted)           \
     {                                                                                                              \
         specialise(&v, &prm, light_mode, spheres);                                                                 \
+        if (blockwise)                                                                                             \
+            prm.split = 1;                                                                                         \
         pw_cuda_spheres_to_shared(&v);                                                                             \
         __shared__ uint32_t first[PW_WF_N_KEYS + 1];                                                               \
         sorted = lists_at(sorted, params[P_BOUNCE]);                                                               \
         if (sorted)                                                                                                \
             key_starts(&w, first);                                                                                 \
         uint32_t q = QUEUE(params), n = w.counters[PW_WF_RAYS], shadows = 0;                                       \
-        if (params[P_BOUNCE] == 0) {                                                                               \
+        if (blockwise) {                                                                                           \
+            shadows = shade_blockwise(&w, &v, &prm, params, sorted, first, kinds);                                 \
+        } else if (params[P_BOUNCE] == 0) {                                                                        \
             GRID_STRIDE(i, n)                                                                                      \
             shadows += pw_wf_shade_camera(&w, &v, &prm, i, params[0], params[2], params[1], kinds);               \
         } else {                                                                                                   \
@@ -328,10 +402,10 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
         }                                                                                                          \
         pw_wf_count(&w.counters[PW_WF_SHADOWS], shadows);                                                          \
     }
-SHADE_KERNEL(k_shade, PW_KINDS_ALL, LIGHT_ANY, 0, 4)
-SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, LIGHT_ANY, 0, 5)
-SHADE_KERNEL(k_shade_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, SPHERES_SHADE_BLOCKS)
-SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, SPHERES_SHADE_BLOCKS)
+SHADE_KERNEL(k_shade, PW_KINDS_ALL, LIGHT_ANY, 0, 4, 0)
+SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, LIGHT_ANY, 0, 5, 0)
+SHADE_KERNEL(k_shade_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, SPHERES_SHADE_BLOCKS, 1)
+SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, SPHERES_SHADE_BLOCKS, 1)
 
 /* The connect list's paths (those with shadow rays, and split children
  * that ended), taken as extend takes its rays (fetch). */
@@ -472,10 +546,13 @@ static void pick_wave_kernels(const pw_renderer *r, cuda_wave *cw)
     if (basic && spheres && (mode == PW_LIGHT_MODE_TOY || mode == PW_LIGHT_MODE_NONE)) {
         cw->shade = mode == PW_LIGHT_MODE_TOY ? k_shade_toy : k_shade_nolight;
         cw->tail = mode == PW_LIGHT_MODE_TOY ? k_finish_tail_toy : k_finish_tail_nolight;
-        return;
+    } else {
+        cw->shade = basic ? k_shade_basic : k_shade;
+        cw->tail = basic ? k_finish_tail_basic : k_finish_tail;
     }
-    cw->shade = basic ? k_shade_basic : k_shade;
-    cw->tail = basic ? k_finish_tail_basic : k_finish_tail;
+    /* The sphere kernels shade blockwise, compiled without ray splitting. */
+    if (r->params.split > 1 && (cw->shade == k_shade_toy || cw->shade == k_shade_nolight))
+        cw->shade = k_shade_basic;
 }
 
 /* The blocks of `block` threads of kernel fn that the GPU holds at once. */
