@@ -70,12 +70,20 @@ step memcheck-wave compute-sanitizer --tool memcheck --error-exitcode 1 \
 PATHWAVE_WAVE_GRAPH=0 step racecheck-wave compute-sanitizer --tool racecheck --error-exitcode 1 \
     $PW render toy --backend cuda-wave --width 32 --height 18 --spp 1 -q -o "$OUT/racecheck-wave.png"
 # The sphere scenes' shade takes its queue places blockwise, between two
-# barriers (cuda_wavefront.cu's alloc_pair_block); 576 paths leave the
-# last block part empty.
-PATHWAVE_WAVE_GRAPH=0 step synccheck-wave compute-sanitizer --tool synccheck --error-exitcode 1 \
+# barriers (cuda_wavefront.cu's alloc_pair_block). Without a tail every
+# bounce runs the stages. 32x18 is cut into waves of 384 and 192 paths
+# (the last block part empty); 256x256 at 2 samples in one wave holds
+# more paths than the shade kernel has threads, so blocks call it again
+# and again. synccheck, like racecheck, runs the wave unrolled.
+PATHWAVE_WAVE_TAIL=0 PATHWAVE_WAVE_GRAPH=0 step synccheck-wave compute-sanitizer --tool synccheck --error-exitcode 1 \
     $PW render toy --backend cuda-wave --width 32 --height 18 --spp 1 -q -o "$OUT/synccheck-wave.png"
-step memcheck-wave-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
+PATHWAVE_WAVE_TAIL=0 step memcheck-wave-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render toy --backend cuda-wave --width 64 --height 36 --spp 2 -q -o "$OUT/memcheck-wave-toy.png"
+for tool in racecheck synccheck; do
+    PATHWAVE_WAVE_TAIL=0 PATHWAVE_WAVE_GRAPH=0 PATHWAVE_WAVE_SLOTS=1 PATHWAVE_WAVE_HALVE=0 \
+        step $tool-wave-loop compute-sanitizer --tool $tool --error-exitcode 1 \
+        $PW render toy --backend cuda-wave --width 256 --height 256 --spp 2 --max-depth 3 -q -o "$OUT/$tool-wave-loop.png"
+done
 # The megakernel's warps share a sample pool and its radiance in shared
 # memory: racecheck and synccheck on a render that hands samples out
 # (4 a pixel in one launch) through the sphere groups (toy) and the list

@@ -300,20 +300,23 @@ PW_HD pw_wf_shaded pw_wf_shaded_none(void)
 }
 
 /* Shades path p (hit h, radiance so far in slot pi where held is set;
- * held is never set at a path's first hit or for a split child):
- * emission, shadow rays into the path's shadow records, the next
- * segment. kinds: the material kinds the scene holds (a literal in the
- * GPU's kernels, so that those for the basic materials leave the
- * microfacet code out, as the megakernel's do). */
+ * held is never set at a path's first hit or for a split child): adds
+ * its emission, puts its shadow rays into the path's shadow records (the
+ * only memory it writes) and returns the path after the hit, with its
+ * next segment where it goes on, for pw_wf_shade_commit. kinds: the
+ * material kinds the scene holds (a literal in the GPU's kernels, so that
+ * those for the basic materials leave the microfacet code out, as the
+ * megakernel's do). */
 PW_HD pw_wf_shaded pw_wf_shade_hit(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
                                    uint32_t pi, int held, pw_path p, const pw_hit *h, uint32_t kinds)
 {
-    pw_wf_shaded r = pw_wf_shaded_none();
+    pw_wf_shaded r;
     pw_shadow_sink sink = {NULL, w->shadow, pw_wf_records(w, pi)};
     int n = 0;
     r.p = p;
     r.pi = pi;
     r.held = held;
+    r.alive = 0;
     if (h->prim == PW_NO_HIT)
         pw_path_miss(s, prm, &r.p);
     else
@@ -322,8 +325,8 @@ PW_HD pw_wf_shaded pw_wf_shade_hit(const pw_wave *w, const pw_scene_view *s, con
     /* Connect visits only the paths it has work for: those with shadow
      * rays, and finished split children, which add their radiance to the
      * pixel themselves. Any other path goes on (its radiance in its slot
-     * where held) or ends with its radiance written here, so it takes no
-     * entry (on toy most hits are metal, glass or sky, and on scenes
+     * where held) or ends with its radiance written by
+     * pw_wf_shade_commit, so it takes no entry (on toy most hits are metal, glass or sky, and on scenes
      * without light sampling no path has shadow rays). */
     r.visit = n > 0 || (prm->split > 1 && !r.alive);
     return r;
@@ -346,19 +349,27 @@ PW_HD void pw_wf_shade_commit(const pw_wave *w, uint32_t q, const pw_wf_shaded *
     }
 }
 
-/* Both halves, with the positions taken by the calling warp's lanes
- * together (pw_wf_alloc_pair). Returns the shadow rays made, which the
- * caller adds to PW_WF_SHADOWS once for all its items: a count per item
- * was a second atomic a warp on the counters' cache line, which every
- * warp's allocation waits on. */
+/* Shade's second half for the calling thread alone: shaded path r takes
+ * its places with the calling warp's lanes together (pw_wf_alloc_pair;
+ * the GPU's sphere kernels take a block's at once instead) and is put
+ * there. Returns the shadow rays r made, which the caller adds to
+ * PW_WF_SHADOWS once for all its items: a count per item was a second
+ * atomic a warp on the counters' cache line, which every warp's
+ * allocation waits on. */
+PW_HD uint32_t pw_wf_shade_place(const pw_wave *w, uint32_t q, const pw_wf_shaded *r)
+{
+    uint32_t listed, next;
+    pw_wf_alloc_pair(&w->counters[PW_WF_TO_CONNECT], r->visit, r->alive, &listed, &next);
+    pw_wf_shade_commit(w, q, r, listed, next);
+    return r->n;
+}
+
+/* Both halves; returns the shadow rays made. */
 PW_HD uint32_t pw_wf_shade_one(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t q,
                                uint32_t pi, int held, pw_path p, const pw_hit *h, uint32_t kinds)
 {
     pw_wf_shaded r = pw_wf_shade_hit(w, s, prm, pi, held, p, h, kinds);
-    uint32_t listed, next;
-    pw_wf_alloc_pair(&w->counters[PW_WF_TO_CONNECT], r.visit, r.alive, &listed, &next);
-    pw_wf_shade_commit(w, q, &r, listed, next);
-    return r.n;
+    return pw_wf_shade_place(w, q, &r);
 }
 
 /* The hit extend found for position i of the current queue. */
@@ -380,7 +391,8 @@ PW_HD pw_hit pw_wf_hit_at(const pw_wave *w, const pw_scene_view *s, uint32_t i)
 /* shade: path p, at position i of queue q and in slot pi (which holds its
  * radiance so far where held is set). At the first hit with ray splitting
  * on, it spawns prm->split children in new slots (one atomic per warp),
- * each shading the hit with 1/split of the throughput (pw_path_child). */
+ * each shading the hit with 1/split of the throughput (pw_path_child).
+ * Returns the shadow rays made, children's included. */
 PW_HD_INLINE uint32_t pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
                                        uint32_t q, uint32_t i, uint32_t pi, pw_path p, int held, uint32_t kinds)
 {
@@ -409,7 +421,8 @@ PW_HD uint32_t pw_wf_shade(const pw_wave *w, const pw_scene_view *s, const pw_re
 }
 
 /* shade for item i of a wave whose camera paths are not stored
- * (pw_wf_extend_camera): slot i, position i of queue 0. */
+ * (pw_wf_extend_camera): slot i, position i of queue 0; returns the
+ * shadow rays made. */
 PW_HD uint32_t pw_wf_shade_camera(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                                   uint32_t first_pixel, uint32_t pixels, uint32_t first_sample, uint32_t kinds)
 {
@@ -417,9 +430,12 @@ PW_HD uint32_t pw_wf_shade_camera(const pw_wave *w, const pw_scene_view *s, cons
                             kinds);
 }
 
-/* Shade's first half (pw_wf_shade_hit) without ray splitting, for the
- * path at position i of queue q, and for item i of a wave whose camera
- * paths are not stored. */
+/* Shade's first half (pw_wf_shade_hit) where the render splits no rays
+ * (prm->split <= 1, which the caller makes sure of: a split render's
+ * first hits spawn children, pw_wf_shade_path): pw_wf_shade_hit_at for
+ * the path at position i of queue q, pw_wf_shade_hit_camera for item i
+ * of a wave whose camera paths are not stored (as pw_wf_shade_camera).
+ * What the GPU's sphere kernels and the CPU without splitting run. */
 PW_HD pw_wf_shaded pw_wf_shade_hit_at(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
                                       uint32_t q, uint32_t i, uint32_t kinds)
 {

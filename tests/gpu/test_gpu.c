@@ -374,7 +374,10 @@ static void test_agree_split(void **state)
  * rays. The wavefront's shade counts its shadow rays per thread and adds
  * them with a warp-reduced atomic whose result nothing reads
  * (pw_wf_count), so a count left out of that sum would change no image:
- * only --stats and Mray/s would show it.
+ * only --stats and Mray/s would show it. Toy without splitting takes the
+ * sphere kernels' blockwise shade, the Cornell box and the split renders
+ * the warp-wise one (cuda_wavefront.cu's pick_wave_kernels): both ways
+ * are counted.
  * These small images leave every bounce after the first to the tail
  * kernel; gpu-check runs the suite again without a tail
  * (PATHWAVE_WAVE_TAIL=0), which checks shade's counts at every bounce. */

@@ -62,13 +62,23 @@ static void extend_body(void *p, uint32_t b, uint32_t e)
 static void shade_items(const stage_ctx *c, const pw_wave *w, uint32_t b, uint32_t e)
 {
     const pw_render_params *prm = &c->r->params;
-    uint32_t shadows = 0;
-    if (c->bounce == 0 && !c->stored) {
+    const pw_scene_view *v = &c->r->view;
+    uint32_t shadows = 0, q = c->bounce & 1u;
+    int camera = c->bounce == 0 && !c->stored;
+    if (prm->split > 1) {
         for (uint32_t i = b; i < e; i++)
-            shadows += pw_wf_shade_camera(w, &c->r->view, prm, i, c->first_pixel, c->pixels, c->sample, prm->kinds);
+            shadows += camera ? pw_wf_shade_camera(w, v, prm, i, c->first_pixel, c->pixels, c->sample, prm->kinds)
+                              : pw_wf_shade(w, v, prm, q, i, prm->kinds);
     } else {
-        for (uint32_t i = b; i < e; i++)
-            shadows += pw_wf_shade(w, &c->r->view, prm, c->bounce & 1u, i, prm->kinds);
+        /* Without splitting, shade's two halves as the GPU's sphere
+         * kernels run them (so CI runs them too), each item taking its
+         * places on its own (pw_wf_shade_place). */
+        for (uint32_t i = b; i < e; i++) {
+            pw_wf_shaded r = camera ? pw_wf_shade_hit_camera(w, v, prm, i, c->first_pixel, c->pixels, c->sample,
+                                                             prm->kinds)
+                                    : pw_wf_shade_hit_at(w, v, prm, q, i, prm->kinds);
+            shadows += pw_wf_shade_place(w, q, &r);
+        }
     }
     pw_wf_count(&w->counters[PW_WF_SHADOWS], shadows);
 }
@@ -111,13 +121,13 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
 }
 
 /* Shade takes queue slots item by item through the wave's shared counters
- * (pw_wf_alloc for split children's slots, pw_wf_count, pw_wf_alloc_pair:
- * four atomics an item on the CPU). Each of them moved a cache line from
- * core to core, and the threads' entries interleaved in the queues, so
- * that stores to one line came from both: two threads shaded toy only 14%
- * faster than one. So items are shaded in pieces of CHUNK into outputs of
- * the piece's own (shade_piece), which join the wave's queues with one
- * atomic a queue. Ray splitting shades straight
+ * (pw_wf_alloc_pair: two atomics an item on the CPU, and with ray
+ * splitting pw_wf_alloc for the children's slots). Each of them moved a
+ * cache line from core to core, and the threads' entries interleaved in
+ * the queues, so that stores to one line came from both: two threads
+ * shaded toy only 14% faster than one. So items are shaded in pieces of
+ * CHUNK into outputs of the piece's own (shade_piece), which join the
+ * wave's queues with one atomic a queue. Ray splitting shades straight
  * into the wave: its children take new path slots from the wave's
  * counter, and a split item makes more entries than a piece holds. */
 static void shade_body(void *p, uint32_t b, uint32_t e)

@@ -257,8 +257,8 @@ EXTEND_CAMERA_KERNEL(k_extend_camera_spheres, 1, SPHERES_EXTEND_BLOCKS)
  * mode and a zero triangle count become literals, so the other modes' and
  * the triangles' code compiles away, as in the megakernel's toy variants
  * (pick_wave_kernels). Smaller, they take more blocks an SM: shade 6 of
- * 128 threads (80 registers, 8 bytes of spills; the general basic kernel
- * needs 96), the tail 8 (64 registers, 64 bytes of spills; the general one
+ * 128 threads (80 registers, no spills; the general basic kernel needs
+ * 96), the tail 8 (64 registers, 64 bytes of spills; the general one
  * spills 416 bytes at 80), and the tail's queue limit grows with its
  * resident threads (tail_max). Shade is bound by the latency of its loads
  * at these occupancies (Nsight Compute, toy: 35% of the DRAM's bandwidth,
@@ -266,7 +266,9 @@ EXTEND_CAMERA_KERNEL(k_extend_camera_spheres, 1, SPHERES_EXTEND_BLOCKS)
  * general kernels, H100, two rounds: toy +14%, rtiow +9%, toy-small +5%;
  * at the general kernels' bounds the variants gave toy +5%, rtiow +7%,
  * toy-small +5%, and with shade at 8 blocks as well, rtiow +10% but toy
- * +13% (docs/PERFORMANCE.md). LIGHT_ANY: the general kernels. */
+ * +13% (docs/PERFORMANCE.md). Their shade takes its queue places
+ * blockwise and splits no rays: split renders take k_shade_basic (see
+ * SHADE_KERNEL). LIGHT_ANY: the general kernels. */
 #define LIGHT_ANY (-1)
 #define SPHERES_SHADE_BLOCKS 6
 #define SPHERES_TAIL_BLOCKS 8
@@ -305,27 +307,32 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
  * connect, b: it goes on), with one atomic for the whole block, where
  * pw_wf_alloc_pair takes one a warp. Every warp's atomic goes to the same
  * address, and on toy the waits for them were a third of shade's stall
- * samples (Nsight Compute). Every thread of the block must call it. The
- * two counts ride in one 64-bit word, as in pw_wf_alloc_pair. */
+ * samples (Nsight Compute). Every thread of a block of WAVE_BLOCK threads
+ * must call it. The two counts ride in one 64-bit word, as in
+ * pw_wf_alloc_pair (a call adds at most WAVE_BLOCK to the low one, which
+ * stays below 2^32, so it never carries into the high one). */
+PW_STATIC_ASSERT(WAVE_BLOCK % 32 == 0, "blocks of whole warps");
 __device__ static void alloc_pair_block(uint32_t *pair, int a, int b, uint32_t *a_at, uint32_t *b_at)
 {
     __shared__ unsigned long long warp_base[WAVE_BLOCK / 32];
     uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u, below = (1u << lane) - 1u;
-    /* The ballots also keep each warp's lane 0 from overwriting its entry
-     * before every lane has read the previous call's. */
     unsigned wa = __ballot_sync(0xffffffffu, a), wb = __ballot_sync(0xffffffffu, b);
+    /* Every lane has read the warp's entry of the previous call before
+     * lane 0 writes this one's (a ballot waits for the lanes but orders
+     * no memory; __syncwarp does). */
+    __syncwarp();
     if (lane == 0)
         warp_base[warp] = (unsigned long long)__popc(wa) | (unsigned long long)__popc(wb) << 32;
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned long long total = 0;
-        for (uint32_t k = 0; k < blockDim.x / 32u; k++) {
+        for (uint32_t k = 0; k < WAVE_BLOCK / 32u; k++) {
             unsigned long long c = warp_base[k];
             warp_base[k] = total;
             total += c;
         }
         unsigned long long base = total ? atomicAdd((unsigned long long *)pair, total) : 0ull;
-        for (uint32_t k = 0; k < blockDim.x / 32u; k++)
+        for (uint32_t k = 0; k < WAVE_BLOCK / 32u; k++)
             warp_base[k] += base;
     }
     __syncthreads();
@@ -338,7 +345,10 @@ __device__ static void alloc_pair_block(uint32_t *pair, int a, int b, uint32_t *
  * threads take the queue's items together, a block's worth at a time,
  * each shades its path (pw_wf_shade_hit), the block takes their places at
  * once (alloc_pair_block) and each puts its path there
- * (pw_wf_shade_commit). Returns the thread's shadow rays. */
+ * (pw_wf_shade_commit). The loop's bounds are the same for every thread
+ * of a block, so all of them reach alloc_pair_block's barriers together,
+ * those past the queue's end with nothing shaded. Returns the thread's
+ * shadow rays. */
 __device__ __forceinline__ static uint32_t shade_blockwise(pw_wave *w, const pw_scene_view *v,
                                                            const pw_render_params *prm, const uint32_t *params,
                                                            const uint32_t *sorted, const uint32_t *first,
@@ -366,15 +376,15 @@ __device__ __forceinline__ static uint32_t shade_blockwise(pw_wave *w, const pw_
  * leaves the microfacet code out and needs 96 registers: +1-2% on the
  * Cornell box, Sponza, the bunny and rtiow, -1.3% on toy
  * (docs/PERFORMANCE.md); and for sphere scenes by light mode (above).
- * The general k_shade is held to 128 registers (4 blocks an SM; 12 bytes
- * of spills), where it would take 146: bunnies-mixed +2%. Capping it at
+ * The general k_shade is held to 128 registers (4 blocks an SM; no
+ * spills), where it would take 146: bunnies-mixed +2%. Capping it at
  * 64 or 80 spilled and measured 10-20% slower.
  *   The sphere kernels shade blockwise (shade_blockwise) and are compiled
  * without ray splitting (a literal split of 1; pick_wave_kernels gives
  * split renders k_shade_basic). H100, wavefront Mray/s against a warp's
- * atomic, three rounds: toy 14,852 / 14,656 / 14,942 to 15,675 / 15,600
- * / 15,697 (+6%), toy-small +10%, rtiow +5%. The others keep the warp's
- * atomic (pw_wf_shade_path): blockwise, the Cornell box lost 2.5%, the
+ * atomic, three rounds: toy 14,759 / 14,758 / 14,721 to 15,568 / 15,589
+ * / 15,594 (+5.6%), toy-small +10%, rtiow +4.5%. The others keep the
+ * warp's atomic (pw_wf_shade_one's pw_wf_alloc_pair): blockwise, the Cornell box lost 2.5%, the
  * bunny 2.5%, bunnies-mixed:6 1% and Sponza 1%, whose shading takes
  * fewer of a frame's atomics and whose warps, waiting at the block's
  * barriers for its slowest, lost more than the atomics cost. */
