@@ -256,9 +256,9 @@ EXTEND_CAMERA_KERNEL(k_extend_camera_spheres, 1, SPHERES_EXTEND_BLOCKS)
  * and the toy light sampling or none (toy, toy-small, rtiow): the light
  * mode and a zero triangle count become literals, so the other modes' and
  * the triangles' code compiles away, as in the megakernel's toy variants
- * (pick_wave_kernels). Smaller, they take more blocks an SM: shade 6 of
- * 128 threads (80 registers, no spills; the general basic kernel needs
- * 96), the tail 8 (64 registers, 64 bytes of spills; the general one
+ * (pick_wave_kernels). Smaller, they take more blocks an SM: shade at
+ * least 6 of 128 threads (toy's 78 registers, no spills; toy-small's 60,
+ * 8 blocks; the general basic kernel needs 96), the tail 8 (64 registers, 64 bytes of spills; the general one
  * spills 416 bytes at 80), and the tail's queue limit grows with its
  * resident threads (tail_max). Shade is bound by the latency of its loads
  * at these occupancies (Nsight Compute, toy: 35% of the DRAM's bandwidth,
