@@ -258,9 +258,10 @@ EXTEND_CAMERA_KERNEL(k_extend_camera_spheres, 1, SPHERES_EXTEND_BLOCKS)
  * the triangles' code compiles away, as in the megakernel's toy variants
  * (pick_wave_kernels). Smaller, they take more blocks an SM: shade at
  * least 6 of 128 threads (toy's 78 registers, no spills; toy-small's 60,
- * 8 blocks; the general basic kernel needs 96), the tail 8 (64 registers, 64 bytes of spills; the general one
- * spills 416 bytes at 80), and the tail's queue limit grows with its
- * resident threads (tail_max). Shade is bound by the latency of its loads
+ * 8 blocks; the general basic kernel needs 96), the tail 8 (64
+ * registers, 64 bytes of spills; the general one spills 416 bytes at
+ * 80), and the tail's queue limit grows with its resident threads
+ * (tail_max). Shade is bound by the latency of its loads
  * at these occupancies (Nsight Compute, toy: 35% of the DRAM's bandwidth,
  * 0.6 eligible warps a scheduler), so more warps pay. Measured against the
  * general kernels, H100, two rounds: toy +14%, rtiow +9%, toy-small +5%;
@@ -384,10 +385,11 @@ __device__ __forceinline__ static uint32_t shade_blockwise(pw_wave *w, const pw_
  * split renders k_shade_basic). H100, wavefront Mray/s against a warp's
  * atomic, three rounds: toy 14,759 / 14,758 / 14,721 to 15,568 / 15,589
  * / 15,594 (+5.6%), toy-small +10%, rtiow +4.5%. The others keep the
- * warp's atomic (pw_wf_shade_one's pw_wf_alloc_pair): blockwise, the Cornell box lost 2.5%, the
- * bunny 2.5%, bunnies-mixed:6 1% and Sponza 1%, whose shading takes
- * fewer of a frame's atomics and whose warps, waiting at the block's
- * barriers for its slowest, lost more than the atomics cost. */
+ * warp's atomic (pw_wf_shade_one's pw_wf_alloc_pair): blockwise, the
+ * Cornell box lost 2.5%, the bunny 2.5%, bunnies-mixed:6 1% and Sponza
+ * 1%, whose shading takes fewer of a frame's atomics and whose warps,
+ * waiting at the block's barriers for its slowest, lost more than the
+ * atomics cost. */
 #define SHADE_KERNEL(name, kinds, light_mode, spheres, min_blocks, blockwise)                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted)           \
