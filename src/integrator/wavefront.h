@@ -326,8 +326,9 @@ PW_HD pw_wf_shaded pw_wf_shade_hit(const pw_wave *w, const pw_scene_view *s, con
      * rays, and finished split children, which add their radiance to the
      * pixel themselves. Any other path goes on (its radiance in its slot
      * where held) or ends with its radiance written by
-     * pw_wf_shade_commit, so it takes no entry (on toy most hits are metal, glass or sky, and on scenes
-     * without light sampling no path has shadow rays). */
+     * pw_wf_shade_commit, so it takes no entry (on toy most hits are
+     * metal, glass or sky, and on scenes without light sampling no path
+     * has shadow rays). */
     r.visit = n > 0 || (prm->split > 1 && !r.alive);
     return r;
 }
