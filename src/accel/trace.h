@@ -9,20 +9,39 @@
 #include "accel/sphere_groups.h"
 
 /* Small sphere-only scenes: every sphere against the ray. With the spheres
- * in shared memory this beats any tree (BENCHMARKS.md B1 anchors). */
+ * in shared memory this beats any tree (BENCHMARKS.md B1 anchors). The
+ * distances are pw_intersect_sphere's; the loop keeps only the nearest
+ * sphere's id and its distance, updated right where a root is found, and
+ * writes the hit once at the end: in the GPU's sphere loop, where every
+ * instruction runs for each of the 9 spheres of toy-small, returning -1
+ * and testing it afterwards cost several instructions a sphere. */
 PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
-    int found = 0;
-    pw_hit_none(hit, tmax);
+    uint32_t best = PW_NO_HIT;
     for (uint32_t i = 0; i < s->n_spheres; i++) {
         pw_sphere sp = s->spheres[i];
-        if (pw_hit_sphere(sp.c, sp.r, i, r.o, r.d, tmin, &tmax, hit)) {
-            found = 1;
+        pw_vec3 f = v3_sub(r.o, sp.c);
+        float b, r2 = sp.r * sp.r;
+        float disc = pw_sphere_disc(f, r.d, r2, &b);
+        if (disc < 0.0f)
+            continue;
+        float cc = pw_sphere_cc(f, r2);
+        if (pw_sphere_left_behind(b, cc) && tmin >= 0.0f)
+            continue;
+        float tn, tf;
+        pw_sphere_roots(b, cc, disc, &tn, &tf);
+        float t = tn > tmin && tn < tmax ? tn : tf;
+        if (t > tmin && t < tmax) {
+            tmax = t;
+            best = i;
             if (any_hit)
-                return 1;
+                break;
         }
     }
-    return found;
+    hit->t = tmax;
+    hit->prim = best;
+    hit->u = hit->v = 0.0f;
+    return best != PW_NO_HIT;
 }
 
 /* Closest (or, with any_hit, any) hit in (tmin, tmax), tmin >= 0. On the host a view

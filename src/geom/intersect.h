@@ -26,24 +26,41 @@ PW_HD int pw_sphere_left_behind(float b, float cc) { return b < 0.0f && cc > 0.0
  * few ulps, where the offset of the next ray's origin (pw_offset_along) is
  * 256, and the furnace tests still lose no path; the IEEE sequences were
  * 6.5% of toy's warp instructions, run by 6 lanes of 32 (toy +3%,
- * toy-small +5%, docs/PERFORMANCE.md). Returns the nearest t in (tmin,
- * tmax) or -1. */
+ * toy-small +5%, docs/PERFORMANCE.md). The test comes in two steps, so that
+ * a loop over spheres can branch between them (pw_trace_sphere_list).
+ * First the discriminant, negative where the line misses, for f = o - c
+ * and r2 = r * r; *b_out takes b. */
+PW_HD float pw_sphere_disc(pw_vec3 f, pw_vec3 d, float r2, float *b_out)
+{
+    float b = pw_sphere_b(f, d);
+    pw_vec3 l = v3(fmaf(d.x, b, f.x), fmaf(d.y, b, f.y), fmaf(d.z, b, f.z));
+    *b_out = b;
+    return r2 - fmaf(l.z, l.z, fmaf(l.y, l.y, l.x * l.x));
+}
+
+/* Then the roots, for disc >= 0: the nearer is *tn, the farther *tf. */
+PW_HD void pw_sphere_roots(float b, float cc, float disc, float *tn, float *tf)
+{
+    float q = b + copysignf(pw_sqrt_approx(disc), b);
+    float t0 = q != 0.0f ? pw_div_approx(cc, q) : 0.0f, t1 = q;
+    *tn = pw_minf(t0, t1);
+    *tf = pw_maxf(t0, t1);
+}
+
+/* The whole test: the nearest t in (tmin, tmax), or -1. */
 PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float tmin, float tmax)
 {
     pw_vec3 f = v3_sub(o, c);
-    float b = pw_sphere_b(f, d);
-    pw_vec3 l = v3(fmaf(d.x, b, f.x), fmaf(d.y, b, f.y), fmaf(d.z, b, f.z));
-    float r2 = r * r;
-    float disc = r2 - fmaf(l.z, l.z, fmaf(l.y, l.y, l.x * l.x));
+    float b, r2 = r * r;
+    float disc = pw_sphere_disc(f, d, r2, &b);
     if (disc < 0.0f)
         return -1.0f;
     float cc = pw_sphere_cc(f, r2);
     /* No hit above a tmin >= 0: the square root and the division are spared. */
     if (pw_sphere_left_behind(b, cc) && tmin >= 0.0f)
         return -1.0f;
-    float q = b + copysignf(pw_sqrt_approx(disc), b);
-    float t0 = q != 0.0f ? pw_div_approx(cc, q) : 0.0f, t1 = q;
-    float tn = pw_minf(t0, t1), tf = pw_maxf(t0, t1);
+    float tn, tf;
+    pw_sphere_roots(b, cc, disc, &tn, &tf);
     if (tn > tmin && tn < tmax)
         return tn;
     if (tf > tmin && tf < tmax)
