@@ -197,7 +197,7 @@ static void sample_pool_matches_pixels(void **state)
                     pw_vec3 radiance[SPP * TW * TH];
                     uint32_t next = 0;
                     pw_sample_pool pool = {tx * TW, ty * TH, 3, 5, 7, SPP, &next, radiance, NULL, NULL, NULL, 0, 0, 0,
-                                           NULL};
+                                           NULL, 0};
                     pw_path_trace_pool(&r->view, prm, &pool, prm->split, kinds, &ext, &shadow);
                     for (uint32_t j = 0; j < TW * TH; j++) {
                         uint32_t x = pw_pool_x(&pool, j), y = pw_pool_y(&pool, j);

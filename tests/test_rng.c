@@ -46,6 +46,37 @@ static void uniform(void **state)
     }
 }
 
+/* The two numbers of pw_rng_next2: each inside (0, 1) and uniform (the
+ * tests of `uniform`), and the pair uniform on the square (a chi-square
+ * over 16 x 16 cells; 99.99% quantile with 255 degrees of freedom: about
+ * 346) and uncorrelated (within 5 standard errors). */
+static void pairs_uniform(void **state)
+{
+    (void)state;
+    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0, chi2 = 0.0, expect = N_KEYS / 256.0;
+    long cells[16][16] = {{0}};
+    for (uint32_t i = 0; i < N_KEYS; i++) {
+        pw_rng r = pw_rng_for_bounce(pw_path_key(7, i, 3), 2);
+        float a, b;
+        pw_rng_next2(&r, &a, &b);
+        assert_true(a > 0.0f && a < 1.0f && b > 0.0f && b < 1.0f);
+        sa += a, sb += b, saa += (double)a * a, sbb += (double)b * b, sab += (double)a * b;
+        cells[(int)(a * 16.0f)][(int)(b * 16.0f)]++;
+    }
+    for (int x = 0; x < 16; x++)
+        for (int y = 0; y < 16; y++)
+            chi2 += (cells[x][y] - expect) * (cells[x][y] - expect) / expect;
+    double ma = sa / N_KEYS, mb = sb / N_KEYS, va = saa / N_KEYS - ma * ma, vb = sbb / N_KEYS - mb * mb;
+    double corr = (sab / N_KEYS - ma * mb) / sqrt(va * vb);
+    printf("pairs: means %.5f %.5f, variances %.5f %.5f, correlation %+.5f, chi-square %.1f over 16 x 16 cells\n", ma,
+           mb, va, vb, corr, chi2);
+    assert_true(fabs(ma - 0.5) < 5.0 * sqrt(1.0 / 12.0 / N_KEYS) && fabs(mb - 0.5) < 5.0 * sqrt(1.0 / 12.0 / N_KEYS));
+    assert_true(fabs(va - 1.0 / 12.0) < 5.0 * sqrt(1.0 / 180.0 / N_KEYS));
+    assert_true(fabs(vb - 1.0 / 12.0) < 5.0 * sqrt(1.0 / 180.0 / N_KEYS));
+    assert_true(fabs(corr) < 5.0 / sqrt((double)N_KEYS));
+    assert_true(chi2 < 346.0);
+}
+
 /* Correlations between draws of one path within 5 standard errors of 0
  * (the sample correlation of independent draws has standard error
  * 1 / sqrt(N)): the same dimension at the next bounces, neighbouring
@@ -103,6 +134,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(uniform),
+        cmocka_unit_test(pairs_uniform),
         cmocka_unit_test(independent),
         cmocka_unit_test(distinct_inputs),
     };

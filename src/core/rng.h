@@ -24,9 +24,9 @@ PW_HD uint32_t pw_hash32(uint32_t x)
 
 PW_HD uint32_t pw_hash_combine(uint32_t h, uint32_t v) { return pw_hash32(h ^ (v + PW_GOLDEN + (h << 6) + (h >> 2))); }
 
-/* Host code with AVX2 computes a bounce's first PW_RNG_BATCH dimensions
- * in one 8-lane pass of the same integer operations (a bounce draws up to
- * six: two per toy light and two for the BSDF), so the numbers are
+/* Host code with AVX2 hashes a bounce's first PW_RNG_BATCH dimensions in
+ * one 8-lane pass of the same integer operations (a toy bounce with four
+ * lights draws six: one a light, two for the BSDF), so the numbers are
  * bit-identical to the scalar ones the GPU draws. */
 #if !PW_DEVICE_CODE && !defined(__CUDACC__) && defined(__AVX2__)
 #include <immintrin.h>
@@ -38,7 +38,7 @@ typedef struct pw_rng {
     uint32_t key;
     uint32_t dim;
 #ifdef PW_RNG_BATCH
-    float batch[PW_RNG_BATCH]; /* dimensions 0 .. PW_RNG_BATCH - 1 */
+    uint32_t batch[PW_RNG_BATCH]; /* the hashes of dimensions 0 .. PW_RNG_BATCH - 1 */
 #endif
 } pw_rng;
 
@@ -49,7 +49,7 @@ PW_HD uint32_t pw_path_key(uint32_t seed, uint32_t pixel, uint32_t sample)
 }
 
 #ifdef PW_RNG_BATCH
-/* pw_hash32 and the conversion of pw_rng_next, on 8 dimensions at once. */
+/* pw_hash32 of 8 dimensions at once. */
 static inline void pw_rng_fill_batch(pw_rng *r)
 {
     const __m256i dims = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)PW_GOLDEN));
@@ -59,13 +59,12 @@ static inline void pw_rng_fill_batch(pw_rng *r)
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
     x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)PW_HASH_M2));
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(x, 8)), _mm256_set1_ps(1.0f / 16777216.0f));
-    _mm256_storeu_ps(r->batch, f);
+    _mm256_storeu_si256((__m256i *)r->batch, x);
 }
 #endif
 
 /* Dimensions one bounce may draw (toy shading with PW_MAX_SHADOW lights
- * draws 2 a light, 3 for the BSDF and 1 for Russian roulette). */
+ * draws 1 a light, 2 for the BSDF and 1 for Russian roulette). */
 #define PW_RNG_BOUNCE_DIMS 64u
 
 /* Number d of bounce b of a path is pw_hash32(key + (64 b + d) G): one
@@ -88,8 +87,8 @@ PW_HD pw_rng pw_rng_for_bounce(uint32_t path_key, uint32_t bounce)
     return r;
 }
 
-/* Uniform float in [0, 1): 24 random mantissa bits. */
-PW_HD float pw_rng_next(pw_rng *r)
+/* The next dimension's 32 random bits. */
+PW_HD uint32_t pw_rng_bits(pw_rng *r)
 {
 #ifdef PW_RNG_BATCH
     if (r->dim < PW_RNG_BATCH)
@@ -97,7 +96,26 @@ PW_HD float pw_rng_next(pw_rng *r)
 #endif
     uint32_t u = pw_hash32(r->key + r->dim * PW_GOLDEN);
     r->dim++;
-    return (float)(u >> 8) * (1.0f / 16777216.0f);
+    return u;
+}
+
+/* Uniform float in [0, 1): 24 random mantissa bits. */
+PW_HD float pw_rng_next(pw_rng *r) { return (float)(pw_rng_bits(r) >> 8) * (1.0f / 16777216.0f); }
+
+/* Two uniform numbers in (0, 1) from one dimension: the hash's high and
+ * low 16 bits, each the midpoint of its 1/65,536 step. For the pairs that
+ * place a point on a square (a pixel's jitter, the lens, a BSDF's or a
+ * light's direction), where 65,536 steps a side are far finer than any
+ * image shows; half the hashes, which were 11% of toy-small's instructions
+ * (docs/PERFORMANCE.md). Midpoints, not the steps' starts: a 0 would put a
+ * whole step's probability, 1/65,536, on one point (the pole of
+ * pw_sample_unit_sphere_surface), where a cosine-sampled direction about
+ * a normal near the other pole comes out as a tangent and the path ends. */
+PW_HD void pw_rng_next2(pw_rng *r, float *a, float *b)
+{
+    uint32_t u = pw_rng_bits(r);
+    *a = ((float)(u >> 16) + 0.5f) * (1.0f / 65536.0f);
+    *b = ((float)(u & 0xffffu) + 0.5f) * (1.0f / 65536.0f);
 }
 
 #endif

@@ -125,12 +125,27 @@ static inline rng8 rng8_for(u32x8 bounce_key)
     return r;
 }
 
-/* The next number of every lane in m; the other lanes' streams stand still. */
-static inline f32x8 draw(rng8 *r, f32x8 m)
+/* The next dimension's bits of every lane in m; the other lanes' streams
+ * stand still. */
+static inline u32x8 draw_bits(rng8 *r, f32x8 m)
 {
     u32x8 u = hash8(r->next);
     r->next = iadd(r->next, _mm256_and_si256(_mm256_castps_si256(m), isplat(PW_GOLDEN)));
-    return mul(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 8)), fsplat(1.0f / 16777216.0f));
+    return u;
+}
+
+/* pw_rng_next. */
+static inline f32x8 draw(rng8 *r, f32x8 m)
+{
+    return mul(_mm256_cvtepi32_ps(_mm256_srli_epi32(draw_bits(r, m), 8)), fsplat(1.0f / 16777216.0f));
+}
+
+/* pw_rng_next2. */
+static inline void draw2(rng8 *r, f32x8 m, f32x8 *a, f32x8 *b)
+{
+    u32x8 u = draw_bits(r, m);
+    *a = mul(add(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 16)), fsplat(0.5f)), fsplat(1.0f / 65536.0f));
+    *b = mul(add(_mm256_cvtepi32_ps(_mm256_and_si256(u, isplat(0xffff))), fsplat(0.5f)), fsplat(1.0f / 65536.0f));
 }
 
 /* ---- Sampling (core/pw_hd.h, core/sampling.h). */
@@ -241,23 +256,18 @@ static void begin8(lanes8 *ls, f32x8 m, const pw_scene_view *s, const pw_render_
     u32x8 key = hash_combine8(hash_combine8(ls->seed_key, pixel), ls->sample);
     rng8 rng = rng8_for(key); /* pw_bounce_key(key, 0) */
     f32x8 all = as_mask(_mm256_set1_epi32(-1));
-    f32x8 jx = draw(&rng, all), jy = draw(&rng, all), l1 = draw(&rng, all), l2 = draw(&rng, all);
+    f32x8 jx, jy, l1, l2;
+    draw2(&rng, all, &jx, &jy);
+    draw2(&rng, all, &l1, &l2);
     f32x8 u = divide(add(_mm256_cvtepi32_ps(ls->px), jx), fsplat((float)prm->width));
     f32x8 v = sub(fsplat(1.0f), divide(add(_mm256_cvtepi32_ps(ls->py), jy), fsplat((float)prm->height)));
     /* pw_camera_ray, with pw_sample_disk for the lens. */
     const pw_camera *c = &s->cam;
     v3x8 offset = v3x8_set(v3s(0.0f));
     if (c->lens_radius > 0.0f) {
-        f32x8 a = sub(mul(fsplat(2.0f), l1), fsplat(1.0f)), b = sub(mul(fsplat(2.0f), l2), fsplat(1.0f));
-        f32x8 center = and8(eq(a, fsplat(0.0f)), eq(b, fsplat(0.0f)));
-        f32x8 a_major = gt(andnot8(fsplat(-0.0f), a), andnot8(fsplat(-0.0f), b));
-        f32x8 rad = sel(a_major, a, b);
-        f32x8 ratio = divide(sel(a_major, b, a), sel(a_major, a, b)); /* b / a or a / b: one division */
-        f32x8 quarter = mul(fsplat(PW_PI / 4.0f), ratio);
-        f32x8 phi = sel(a_major, quarter, sub(fsplat(PW_PI / 2.0f), quarter));
-        f32x8 sp, cp;
-        sincos8(phi, &sp, &cp);
-        f32x8 dx = andnot8(center, mul(rad, cp)), dy = andnot8(center, mul(rad, sp));
+        f32x8 rad = sqrt8(l1), sp, cp;
+        sincos8(mul(fsplat(2.0f * PW_PI), l2), &sp, &cp);
+        f32x8 dx = mul(rad, cp), dy = mul(rad, sp);
         f32x8 lr = fsplat(c->lens_radius);
         offset = v3x8_add(v3x8_scale(v3x8_set(c->u), mul(dx, lr)), v3x8_scale(v3x8_set(c->v), mul(dy, lr)));
     }
@@ -451,7 +461,8 @@ static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, 
         pw_sphere sp = s->spheres[l.prim];
         v3x8 to_c = v3x8_sub(v3x8_set(sp.c), h->p);
         f32x8 d2 = v3x8_dot(to_c, to_c);
-        f32x8 u1 = draw(rng, sampling), u2 = draw(rng, sampling);
+        f32x8 u1, u2;
+        draw2(rng, sampling, &u1, &u2);
         f32x8 r2 = fsplat(sp.r * sp.r);
         f32x8 s2 = divide(r2, d2); /* pw_sphere_one_minus_cos */
         f32x8 omc = sel(lt(s2, fsplat(1.0f)), divide(s2, add(fsplat(1.0f), sqrt8(sub(fsplat(1.0f), s2)))),
@@ -503,7 +514,8 @@ static f32x8 cbrt8(f32x8 u, f32x8 m)
  * direction, and in *ok the lanes whose sample is valid. */
 static v3x8 sample_bsdf8(const lanes8 *ls, const hit8 *h, f32x8 m, rng8 *rng, f32x8 *ok)
 {
-    f32x8 u1 = draw(rng, m), u2 = draw(rng, m);
+    f32x8 u1, u2;
+    draw2(rng, m, &u1, &u2);
     f32x8 lambert = and8(ieq(h->type, isplat(PW_MAT_LAMBERT)), m);
     f32x8 metal = and8(ieq(h->type, isplat(PW_MAT_METAL)), m);
     f32x8 glass = and8(ieq(h->type, isplat(PW_MAT_DIELECTRIC)), m);

@@ -130,7 +130,9 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
                            tiles.w_log2, tiles.n_log2, 0, 0, &next_item[warp],
                            radiance + ((warp * per_chunk) << tiles.n_log2),
                            light_mode == PW_LIGHT_MODE_TOY && list != PW_FLAT_GROUPS ? slots + 32u * warp : NULL,
-                           NULL, NULL, 0, 0, 0, NULL};
+                           NULL, NULL, 0, 0, 0, NULL, 0};
+    pool.whole = pool.x0 + (1u << tiles.w_log2) <= prm.width &&
+                 pool.y0 + (1u << (tiles.n_log2 - tiles.w_log2)) <= prm.height;
     if (streamed) {
         pool.ring = ring[warp];
         pool.next_tile = tiles.next_tile;
