@@ -365,8 +365,10 @@ static void rough_dielectric_index_matched(void **state)
             assert_true(v3_is_zero(pw_bsdf_eval(&c.m, &sf, d, d, &pdf)));
             printf("ior 1, theta %2.0f%s: |wi - d| <= %.1e, |weight - %.6f| <= %.1e\n", thetas[t],
                    inside ? " inside" : "", worst_dir, expect, worst_w);
-            assert_true(worst_dir < 1e-5);
-            assert_true(worst_w < 1e-5);
+            /* Rounding only: through a facet seen at 80 degrees the float
+             * refraction and G2 / G1 reach about 1.5e-5 (some 100 ulps). */
+            assert_true(worst_dir < 4e-5);
+            assert_true(worst_w < 4e-5);
         }
 }
 

@@ -42,10 +42,21 @@ typedef struct pw_rng {
 #endif
 } pw_rng;
 
-/* Key of a whole path: hashed once when the path starts. */
+/* Odd multipliers of the pixel and the sample in a path's key. */
+#define PW_KEY_PIXEL 0x9e3779b1U
+#define PW_KEY_SAMPLE 0x85ebca77U
+
+/* Key of a whole path: one hash when the path starts (pw_hash32(seed) is
+ * the same for every path, and a compiler computes it once), of a sum that
+ * differs for every sample of a pixel (up to 2^32 of them: the multiplier
+ * is odd). Two nested hashes, pixel then sample, cost toy-small's path
+ * starts 14 more instructions each (docs/PERFORMANCE.md). The key must be
+ * hashed: the draws of a path hash key + (64 b + d) G, and with a key
+ * linear in the pixel those inputs would coincide between pixels a fixed
+ * distance apart, in every pixel alike. */
 PW_HD uint32_t pw_path_key(uint32_t seed, uint32_t pixel, uint32_t sample)
 {
-    return pw_hash_combine(pw_hash_combine(pw_hash32(seed), pixel), sample);
+    return pw_hash32(pw_hash32(seed) + pixel * PW_KEY_PIXEL + sample * PW_KEY_SAMPLE);
 }
 
 #ifdef PW_RNG_BATCH
