@@ -289,6 +289,42 @@ static void test_split_unbiased(void **state)
     pw_scene_free(s);
 }
 
+static void count_warning(const char *msg, void *user)
+{
+    (void)msg;
+    ++*(int *)user;
+}
+
+/* PATHWAVE_WAVE_PATHS, a tuning setting: a whole number in range replaces
+ * the settings' wave size; anything else is reported and changes nothing. */
+static void test_wave_paths_setting(void **state)
+{
+    (void)state;
+    int warnings = 0;
+    pw_set_warning_handler(count_warning, &warnings);
+    unsetenv("PATHWAVE_WAVE_PATHS");
+    assert_int_equal(pw_wave_path_limit(500), 500);
+    setenv("PATHWAVE_WAVE_PATHS", "3000", 1);
+    assert_int_equal(pw_wave_path_limit(500), 3000);
+    setenv("PATHWAVE_WAVE_PATHS", "", 1);
+    assert_int_equal(pw_wave_path_limit(500), 500);
+    assert_int_equal(warnings, 0);
+    const char *bad[] = {"30x0", "-5", "2.5", "1e12", "abc", "7 "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("PATHWAVE_WAVE_PATHS", bad[i], 1);
+        assert_int_equal(pw_wave_path_limit(500), 500);
+        assert_int_equal(warnings, (int)i + 1);
+    }
+    pw_set_warning_handler(NULL, NULL);
+}
+
+static int unset_wave_paths(void **state)
+{
+    (void)state;
+    unsetenv("PATHWAVE_WAVE_PATHS");
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +339,7 @@ int main(void)
         cmocka_unit_test_teardown(test_camera_made_where_needed, unset_camera_switch),
         cmocka_unit_test_teardown(test_split_camera_made_where_needed, unset_camera_switch),
         cmocka_unit_test(test_split_unbiased),
+        cmocka_unit_test_teardown(test_wave_paths_setting, unset_wave_paths),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

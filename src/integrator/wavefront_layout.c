@@ -1,5 +1,7 @@
 #include "integrator/wavefront_layout.h"
 
+#include "core/env.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,11 +83,10 @@ uint32_t pw_wave_wanted_paths(uint32_t npix, uint32_t split, uint32_t max_paths)
 
 uint32_t pw_wave_path_limit(int settings_wave_paths)
 {
-    const char *paths = getenv("PATHWAVE_WAVE_PATHS");
-    unsigned long limit = paths && *paths           ? strtoul(paths, NULL, 10)
-                          : settings_wave_paths > 0 ? (unsigned long)settings_wave_paths
-                                                    : 0ul;
-    return limit > UINT32_MAX ? UINT32_MAX : (uint32_t)limit;
+    double limit;
+    if (pw_env_number("PATHWAVE_WAVE_PATHS", 0.0, (double)UINT32_MAX, 1, &limit))
+        return (uint32_t)limit;
+    return settings_wave_paths > 0 ? (uint32_t)settings_wave_paths : 0u;
 }
 
 void pw_wave_plan(uint32_t cap, uint32_t npix, uint32_t split, uint32_t spp_left, uint32_t *pixels,

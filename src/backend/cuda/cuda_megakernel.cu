@@ -11,6 +11,7 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
 #include "accel/sphere_groups.h"
+#include "core/env.h"
 #include "integrator/path.h"
 
 /* Rays are counted per thread, summed across the warp, and added to the
@@ -437,10 +438,10 @@ static pw_status create(pw_renderer *r, cuda_state *c)
      * PATHWAVE_CUDA_FLAT=N sets the largest sphere count that uses the list
      * (0: never), PATHWAVE_CUDA_GROUPS=0 turns the groups off, for
      * comparisons. */
-    const char *flat = getenv("PATHWAVE_CUDA_FLAT"), *groups = getenv("PATHWAVE_CUDA_GROUPS");
-    uint32_t flat_max = flat && *flat ? (uint32_t)strtoul(flat, NULL, 10) : PW_CUDA_FLAT_MAX;
-    if (flat_max > 1024)
-        flat_max = 1024; /* 16 KiB of shared memory */
+    const char *groups = getenv("PATHWAVE_CUDA_GROUPS");
+    double flat;
+    /* At most 1,024: 16 KiB of shared memory. */
+    uint32_t flat_max = pw_env_number("PATHWAVE_CUDA_FLAT", 0.0, 1024.0, 1, &flat) ? (uint32_t)flat : PW_CUDA_FLAT_MAX;
     c->scene.view.flat_spheres = PW_FLAT_NONE;
     /* The list takes no direction maps: its 9 spheres in shared memory
      * cost toy-small's camera rays less than a map's lookup (toy-small

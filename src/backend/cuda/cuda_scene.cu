@@ -3,6 +3,7 @@
 #include "backend/cuda/cuda_scene.h"
 
 #include "accel/sphere_groups.h"
+#include "core/env.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +92,10 @@ static pw_status upload_dirmaps(const pw_scene_view *host, const pw_sphere_group
     /* PATHWAVE_CUDA_DIRMAPS=0 leaves them out, for comparisons, and
      * PATHWAVE_CUDA_ORIGIN_MAPS sets another cell scale (0: no origin maps);
      * maps that cannot be built (host memory) leave those rays on the runs. */
-    const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS"), *origin = getenv("PATHWAVE_CUDA_ORIGIN_MAPS");
-    if (origin && *origin)
-        cell_scale = (float)atof(origin);
+    const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS");
+    double scale;
+    if (pw_env_number("PATHWAVE_CUDA_ORIGIN_MAPS", 0.0, 64.0, 0, &scale))
+        cell_scale = (float)scale;
     /* The origin maps (toy's: 37 MB) only save time: they may take a
      * quarter of the free device memory at most. */
     size_t free_b = 0, total_b = 0;

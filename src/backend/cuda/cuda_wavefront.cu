@@ -27,6 +27,7 @@
 #include "api/renderer.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
+#include "core/env.h"
 #include "integrator/wavefront_layout.h"
 
 #define WAVE_BLOCK 128
@@ -743,8 +744,10 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
      * gained more on the sphere scenes and the Cornell box but lost on the
      * Veach scene and bunnies-mixed:64. PATHWAVE_WAVE_TAIL=N sets the
      * largest queue so finished (0: never), for comparisons. */
-    const char *tail = getenv("PATHWAVE_WAVE_TAIL");
-    cw->tail_max = tail && *tail ? (uint32_t)strtoul(tail, NULL, 10) : 5u * (uint32_t)cw->g_tail * WAVE_BLOCK;
+    double tail;
+    cw->tail_max = pw_env_number("PATHWAVE_WAVE_TAIL", 0.0, (double)UINT32_MAX, 1, &tail)
+                       ? (uint32_t)tail
+                       : 5u * (uint32_t)cw->g_tail * WAVE_BLOCK;
 
     if (r->settings.stage_stats) {
         cw->n_ev = (PW_STAGE_COUNT + 1) * (int)(r->params.max_depth + 2);
