@@ -78,9 +78,8 @@ static inline void pw_rng_fill_batch(pw_rng *r)
  * draws 1 a light, 2 for the BSDF and 1 for Russian roulette). */
 #define PW_RNG_BOUNCE_DIMS 64u
 
-/* Number d of bounce b of a path is pw_hash32(key + (64 b + d) G): one
- * hash a number, and no two (b, d) with d < 64 share an input, as G is
- * odd. (Each bounce used to hash the key again first: without that the
+/* Draw d of bounce b of a path is pw_hash32(key + (64 b + d) G): one hash
+ * a draw, and no two (b, d) with d < 64 share an input, as G is odd. (Each bounce used to hash the key again first: without that the
  * toy megakernel runs 1% faster, toy-small's 2%; docs/PERFORMANCE.md.) */
 PW_HD uint32_t pw_bounce_key(uint32_t path_key, uint32_t bounce)
 {

@@ -69,9 +69,9 @@ PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float 
 }
 
 /* The sphere (c, radius), whose id is id, against the ray up to *tmax: on a hit,
- * *tmax and the hit record take its distance and id. The step of every
- * loop over spheres (the sphere list, the groups' runs, a map's slots, a
- * BVH's primitives). */
+ * *tmax and the hit record take its distance and id. The step of the
+ * loops over spheres that keep a hit record (the groups' runs, a map's
+ * slots, a BVH's primitives; the sphere list keeps an id and a distance). */
 PW_HD int pw_hit_sphere(pw_vec3 c, float radius, uint32_t id, pw_vec3 o, pw_vec3 d, float tmin, float *tmax,
                         pw_hit *hit)
 {

@@ -381,8 +381,8 @@ typedef struct pw_sample_pool {
     uint32_t n_tiles, tiles_x, items_log2;
     float *sum;          /* the image, where one sample a pixel a launch is added at once */
     /* 1 where every pixel of the rectangle lies inside the image, so that
-     * items need no test (GPU tiles: the test cost a path start 17 of its
-     * 210 instructions on toy-small); 0 tests each item. */
+     * items need no test (GPU tiles: on toy-small the test cost each new
+     * path about 17 instructions); 0 tests each item. */
     uint32_t whole;
 } pw_sample_pool;
 

@@ -326,7 +326,9 @@ PW_HD int pw_microfacet_sample(const pw_material *m, const pw_surface *sf, pw_ve
     default:
         return 0;
     }
-    out->wi = pw_frame_to_world(&fr, wl);
+    /* Normalised, as the smooth dielectric's reflection (pw_bsdf_sample_kinds):
+     * a direction off unit length drifts further at each bounce. */
+    out->wi = v3_norm_approx(pw_frame_to_world(&fr, wl));
     return ok;
 }
 
@@ -395,10 +397,11 @@ PW_HD int pw_bsdf_sample_kinds(const pw_material *m, const pw_surface *sf, pw_ve
         /* The reflection is normalised too: inside a sphere, a direction
          * a few ulps off unit length put the next hit (o + t d, t from a
          * test that assumes a unit direction) off the surface, whose
-         * normal then put the next direction further off, growing about
-         * fourfold a bounce, until the ray met the surface past the
-         * critical angle and circled inside by total internal reflection
-         * for good (test_furnace's white_cluster lost such paths). */
+         * normal then put the next direction further off, several times
+         * as far each bounce (more near normal incidence), until the ray
+         * met the surface past the critical angle and circled inside by
+         * total internal reflection for good (test_furnace's white_cluster
+         * lost such paths). */
         if (u1 < f)
             out->wi = v3_norm_approx(v3_reflect(d, n));
         else

@@ -108,7 +108,7 @@ static inline u32x8 hash8(u32x8 x)
 }
 
 /* One bounce's stream per lane (pw_rng): the key plus the next dimension
- * times PW_GOLDEN, which is what pw_rng_next hashes. */
+ * times PW_GOLDEN, which is what pw_rng_bits hashes. */
 typedef struct rng8 {
     u32x8 next;
 } rng8;
