@@ -49,12 +49,13 @@ static void uniform(void **state)
 /* The two numbers of pw_rng_next2: each inside (0, 1) and uniform (the
  * tests of `uniform`), and the pair uniform on the square (a chi-square
  * over 16 x 16 cells; 99.99% quantile with 255 degrees of freedom: about
- * 346) and uncorrelated (within 5 standard errors). */
+ * 346), in its lowest bits too (the same over the lowest 4 bits of each
+ * number's 16), and uncorrelated (within 5 standard errors). */
 static void pairs_uniform(void **state)
 {
     (void)state;
-    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0, chi2 = 0.0, expect = N_KEYS / 256.0;
-    long cells[16][16] = {{0}};
+    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0, chi2 = 0.0, chi2_low = 0.0, expect = N_KEYS / 256.0;
+    long cells[16][16] = {{0}}, low[16][16] = {{0}};
     for (uint32_t i = 0; i < N_KEYS; i++) {
         pw_rng r = pw_rng_for_bounce(pw_path_key(7, i, 3), 2);
         float a, b;
@@ -62,19 +63,36 @@ static void pairs_uniform(void **state)
         assert_true(a > 0.0f && a < 1.0f && b > 0.0f && b < 1.0f);
         sa += a, sb += b, saa += (double)a * a, sbb += (double)b * b, sab += (double)a * b;
         cells[(int)(a * 16.0f)][(int)(b * 16.0f)]++;
+        low[(int)(a * 65536.0f) & 15][(int)(b * 65536.0f) & 15]++;
     }
     for (int x = 0; x < 16; x++)
-        for (int y = 0; y < 16; y++)
+        for (int y = 0; y < 16; y++) {
             chi2 += (cells[x][y] - expect) * (cells[x][y] - expect) / expect;
+            chi2_low += (low[x][y] - expect) * (low[x][y] - expect) / expect;
+        }
     double ma = sa / N_KEYS, mb = sb / N_KEYS, va = saa / N_KEYS - ma * ma, vb = sbb / N_KEYS - mb * mb;
     double corr = (sab / N_KEYS - ma * mb) / sqrt(va * vb);
-    printf("pairs: means %.5f %.5f, variances %.5f %.5f, correlation %+.5f, chi-square %.1f over 16 x 16 cells\n", ma,
-           mb, va, vb, corr, chi2);
+    printf("pairs: means %.5f %.5f, variances %.5f %.5f, correlation %+.5f, chi-square %.1f over 16 x 16 cells, "
+           "%.1f over the low bits\n",
+           ma, mb, va, vb, corr, chi2, chi2_low);
     assert_true(fabs(ma - 0.5) < 5.0 * sqrt(1.0 / 12.0 / N_KEYS) && fabs(mb - 0.5) < 5.0 * sqrt(1.0 / 12.0 / N_KEYS));
     assert_true(fabs(va - 1.0 / 12.0) < 5.0 * sqrt(1.0 / 180.0 / N_KEYS));
     assert_true(fabs(vb - 1.0 / 12.0) < 5.0 * sqrt(1.0 / 180.0 / N_KEYS));
     assert_true(fabs(corr) < 5.0 / sqrt((double)N_KEYS));
-    assert_true(chi2 < 346.0);
+    assert_true(chi2 < 346.0 && chi2_low < 346.0);
+}
+
+/* Every draw is the hash of key + d G, whichever way it was computed (the
+ * AVX2 host hashes a bounce's first draws eight at a time). */
+static void draws_are_hashes(void **state)
+{
+    (void)state;
+    for (uint32_t k = 0; k < 1000; k++) {
+        uint32_t key = pw_bounce_key(pw_path_key(3, k, k / 7), k % 5);
+        pw_rng r = pw_rng_for_bounce(pw_path_key(3, k, k / 7), k % 5);
+        for (uint32_t d = 0; d < 16; d++)
+            assert_int_equal(pw_rng_bits(&r), pw_hash32(key + d * PW_GOLDEN));
+    }
 }
 
 /* Correlations between draws of one path within 5 standard errors of 0
@@ -135,6 +153,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(uniform),
         cmocka_unit_test(pairs_uniform),
+        cmocka_unit_test(draws_are_hashes),
         cmocka_unit_test(independent),
         cmocka_unit_test(distinct_inputs),
     };

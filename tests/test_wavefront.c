@@ -306,10 +306,12 @@ static void test_wave_paths_setting(void **state)
     assert_int_equal(pw_wave_path_limit(500), 500);
     setenv("PATHWAVE_WAVE_PATHS", "3000", 1);
     assert_int_equal(pw_wave_path_limit(500), 3000);
+    setenv("PATHWAVE_WAVE_PATHS", "4294967295", 1); /* the range's top, included */
+    assert_int_equal(pw_wave_path_limit(500), 4294967295u);
     setenv("PATHWAVE_WAVE_PATHS", "", 1);
     assert_int_equal(pw_wave_path_limit(500), 500);
     assert_int_equal(warnings, 0);
-    const char *bad[] = {"30x0", "-5", "2.5", "1e12", "abc", "7 "};
+    const char *bad[] = {"30x0", "-5", "2.5", "1e12", "abc", "7 ", " 7", "0x10", "inf", "1e-400", "4294967296"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv("PATHWAVE_WAVE_PATHS", bad[i], 1);
         assert_int_equal(pw_wave_path_limit(500), 500);

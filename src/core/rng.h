@@ -26,8 +26,9 @@ PW_HD uint32_t pw_hash_combine(uint32_t h, uint32_t v) { return pw_hash32(h ^ (v
 
 /* Host code with AVX2 hashes a bounce's first PW_RNG_BATCH dimensions in
  * one 8-lane pass of the same integer operations (a toy bounce with four
- * lights draws six: one a light, two for the BSDF), so the numbers are
- * bit-identical to the scalar ones the GPU draws. */
+ * lights draws six: one a light, one for a Lambert BSDF, one for Russian
+ * roulette), so the numbers are bit-identical to the scalar ones the GPU
+ * draws. */
 #if !PW_DEVICE_CODE && !defined(__CUDACC__) && defined(__AVX2__)
 #include <immintrin.h>
 #define PW_RNG_BATCH 8
@@ -42,21 +43,14 @@ typedef struct pw_rng {
 #endif
 } pw_rng;
 
-/* Odd multipliers of the pixel and the sample in a path's key. */
-#define PW_KEY_PIXEL 0x9e3779b1U
-#define PW_KEY_SAMPLE 0x85ebca77U
-
-/* Key of a whole path: one hash when the path starts (pw_hash32(seed) is
- * the same for every path, and a compiler computes it once), of a sum that
- * differs for every sample of a pixel (up to 2^32 of them: the multiplier
- * is odd). Two nested hashes, pixel then sample, cost toy-small's path
- * starts 14 more instructions each (docs/PERFORMANCE.md). The key must be
- * hashed: the draws of a path hash key + (64 b + d) G, and with a key
- * linear in the pixel those inputs would coincide between pixels a fixed
- * distance apart, in every pixel alike. */
+/* Key of a whole path: hashed once when the path starts, from the seed's
+ * hash, the pixel, then the sample. (One hash of hash(seed) + pixel A +
+ * sample B, A and B odd, saved toy-small nothing measurable and repeated
+ * keys in a lattice: at 3840x2160, pixel p's sample s and pixel p +
+ * 2,414,777's sample s + 97 shared every number; docs/PERFORMANCE.md.) */
 PW_HD uint32_t pw_path_key(uint32_t seed, uint32_t pixel, uint32_t sample)
 {
-    return pw_hash32(pw_hash32(seed) + pixel * PW_KEY_PIXEL + sample * PW_KEY_SAMPLE);
+    return pw_hash_combine(pw_hash_combine(pw_hash32(seed), pixel), sample);
 }
 
 #ifdef PW_RNG_BATCH
@@ -75,12 +69,13 @@ static inline void pw_rng_fill_batch(pw_rng *r)
 #endif
 
 /* Dimensions one bounce may draw (toy shading with PW_MAX_SHADOW lights
- * draws 1 a light, 2 for the BSDF and 1 for Russian roulette). */
+ * draws 1 a light, 1 or 2 for the BSDF and 1 for Russian roulette). */
 #define PW_RNG_BOUNCE_DIMS 64u
 
 /* Draw d of bounce b of a path is pw_hash32(key + (64 b + d) G): one hash
- * a draw, and no two (b, d) with d < 64 share an input, as G is odd. (Each bounce used to hash the key again first: without that the
- * toy megakernel runs 1% faster, toy-small's 2%; docs/PERFORMANCE.md.) */
+ * a draw, and no two (b, d) with d < 64 share an input, as G is odd.
+ * (Each bounce used to hash the key again first: without that the toy
+ * megakernel runs 1% faster, toy-small's 2%; docs/PERFORMANCE.md.) */
 PW_HD uint32_t pw_bounce_key(uint32_t path_key, uint32_t bounce)
 {
     return path_key + bounce * (PW_RNG_BOUNCE_DIMS * PW_GOLDEN);
@@ -114,13 +109,16 @@ PW_HD float pw_rng_next(pw_rng *r) { return (float)(pw_rng_bits(r) >> 8) * (1.0f
 
 /* Two uniform numbers in (0, 1) from one dimension: the hash's high and
  * low 16 bits, each the midpoint of its 1/65,536 step. For the pairs that
- * place a point on a square (a pixel's jitter, the lens, a BSDF's or a
- * light's direction), where 65,536 steps a side are far finer than any
- * image shows; half the hashes, which were 11% of toy-small's instructions
- * (docs/PERFORMANCE.md). Midpoints, not the steps' starts: a 0 would put a
- * whole step's probability, 1/65,536, on one point (the pole of
- * pw_sample_unit_sphere_surface), where a cosine-sampled direction about
- * a normal near the other pole comes out as a tangent and the path ends. */
+ * place a point on a square by a smooth map (a pixel's jitter, the lens, a
+ * BSDF's direction, a toy light's cone), where 65,536 steps a side are far
+ * finer than any image shows; half the hashes, which were 11% of
+ * toy-small's instructions (session 20, docs/PERFORMANCE.md). Not for
+ * inverting a tabulated distribution (an environment map's rows and
+ * columns), which would never reach entries of mass under 1/65,536.
+ * Midpoints, not the steps' starts: a 0 would put a whole step's
+ * probability on one point (the pole of pw_sample_unit_sphere_surface),
+ * where a cosine-sampled direction about a normal near the other pole
+ * comes out as a tangent and the path ends. */
 PW_HD void pw_rng_next2(pw_rng *r, float *a, float *b)
 {
     uint32_t u = pw_rng_bits(r);

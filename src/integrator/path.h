@@ -202,8 +202,9 @@ PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_
 PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const pw_surface *sf, const pw_material *m,
                                pw_rng *rng, const pw_shadow_sink *out, uint32_t kinds)
 {
-    float ul = pw_rng_next(rng), u1, u2;
-    pw_rng_next2(rng, &u1, &u2);
+    /* Three numbers of 24 bits: an environment map is sampled by
+     * inverting its tables (pw_rng_next2's 16 bits would miss entries). */
+    float ul = pw_rng_next(rng), u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
     if ((s->n_lights == 0 && s->env_prob == 0.0f) || pw_material_is_specular(m))
         return 0;
     pw_light_sample ls;

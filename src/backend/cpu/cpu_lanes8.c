@@ -97,7 +97,8 @@ static inline f32x8 v3x8_is_zero(v3x8 a)
     return and8(and8(eq(a.x, fsplat(0.0f)), eq(a.y, fsplat(0.0f))), eq(a.z, fsplat(0.0f)));
 }
 
-/* ---- Random numbers: pw_hash32 and pw_rng_next per lane. */
+/* ---- Random numbers per lane: pw_hash32, pw_hash_combine (the path key),
+ * pw_rng_next and pw_rng_next2. */
 static inline u32x8 hash8(u32x8 x)
 {
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
@@ -105,6 +106,12 @@ static inline u32x8 hash8(u32x8 x)
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
     x = _mm256_mullo_epi32(x, isplat(PW_HASH_M2));
     return _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+}
+
+static inline u32x8 hash_combine8(u32x8 h, u32x8 v)
+{
+    u32x8 mix = iadd(iadd(iadd(v, isplat(PW_GOLDEN)), _mm256_slli_epi32(h, 6)), _mm256_srli_epi32(h, 2));
+    return hash8(_mm256_xor_si256(h, mix));
 }
 
 /* One bounce's stream per lane (pw_rng): the key plus the next dimension
@@ -247,8 +254,7 @@ typedef struct lanes8 {
 static void begin8(lanes8 *ls, f32x8 m, const pw_scene_view *s, const pw_render_params *prm)
 {
     u32x8 pixel = iadd(_mm256_mullo_epi32(ls->py, isplat(prm->width)), ls->px);
-    u32x8 key = hash8(iadd(iadd(ls->seed_key, _mm256_mullo_epi32(pixel, isplat((int)PW_KEY_PIXEL))),
-                           _mm256_mullo_epi32(ls->sample, isplat((int)PW_KEY_SAMPLE))));
+    u32x8 key = hash_combine8(hash_combine8(ls->seed_key, pixel), ls->sample);
     rng8 rng = rng8_for(key); /* pw_bounce_key(key, 0) */
     f32x8 all = as_mask(_mm256_set1_epi32(-1));
     f32x8 jx, jy, l1, l2;
