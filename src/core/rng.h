@@ -26,7 +26,7 @@ PW_HD uint32_t pw_hash_combine(uint32_t h, uint32_t v) { return pw_hash32(h ^ (v
 
 /* Host code with AVX2 hashes a bounce's first PW_RNG_BATCH dimensions in
  * one 8-lane pass of the same integer operations (a toy bounce with four
- * lights draws six: one a light, one for a Lambert BSDF, one for Russian
+ * lights draws seven: one a light, two for a Lambert BSDF, one for Russian
  * roulette), so the numbers are bit-identical to the scalar ones the GPU
  * draws. */
 #if !PW_DEVICE_CODE && !defined(__CUDACC__) && defined(__AVX2__)
@@ -69,7 +69,7 @@ static inline void pw_rng_fill_batch(pw_rng *r)
 #endif
 
 /* Dimensions one bounce may draw (toy shading with PW_MAX_SHADOW lights
- * draws 1 a light, 1 or 2 for the BSDF and 1 for Russian roulette). */
+ * draws 1 a light, 2 or 3 for the BSDF and 1 for Russian roulette). */
 #define PW_RNG_BOUNCE_DIMS 64u
 
 /* Draw d of bounce b of a path is pw_hash32(key + (64 b + d) G): one hash
@@ -110,15 +110,15 @@ PW_HD float pw_rng_next(pw_rng *r) { return (float)(pw_rng_bits(r) >> 8) * (1.0f
 /* Two uniform numbers in (0, 1) from one dimension: the hash's high and
  * low 16 bits, each the midpoint of its 1/65,536 step. For the pairs that
  * place a point on a square by a smooth map (a pixel's jitter, the lens, a
- * BSDF's direction, a toy light's cone), where 65,536 steps a side are far
- * finer than any image shows; half the hashes, which were 11% of
- * toy-small's instructions (session 20, docs/PERFORMANCE.md). Not for
+ * toy light's cone), where 65,536 steps a side are far finer than any
+ * image shows; half their hashes (the random numbers were 11% of
+ * toy-small's instructions: session 20, docs/PERFORMANCE.md). Not for
  * inverting a tabulated distribution (an environment map's rows and
  * columns), which would never reach entries of mass under 1/65,536.
- * Midpoints, not the steps' starts: a 0 would put a whole step's
- * probability on one point (the pole of pw_sample_unit_sphere_surface),
- * where a cosine-sampled direction about a normal near the other pole
- * comes out as a tangent and the path ends. */
+ * Midpoints, not the steps' starts: a 0 puts a whole step's probability
+ * on one point, such as the pole of pw_sample_unit_sphere_surface, where a
+ * direction cosine-sampled about a normal near the other pole comes out as
+ * a tangent (test_furnace lost paths so while the BSDF drew a pair). */
 PW_HD void pw_rng_next2(pw_rng *r, float *a, float *b)
 {
     uint32_t u = pw_rng_bits(r);

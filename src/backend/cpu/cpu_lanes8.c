@@ -515,8 +515,7 @@ static f32x8 cbrt8(f32x8 u, f32x8 m)
  * direction, and in *ok the lanes whose sample is valid. */
 static v3x8 sample_bsdf8(const lanes8 *ls, const hit8 *h, f32x8 m, rng8 *rng, f32x8 *ok)
 {
-    f32x8 u1, u2;
-    draw2(rng, m, &u1, &u2);
+    f32x8 u1 = draw(rng, m), u2 = draw(rng, m);
     f32x8 lambert = and8(ieq(h->type, isplat(PW_MAT_LAMBERT)), m);
     f32x8 metal = and8(ieq(h->type, isplat(PW_MAT_METAL)), m);
     f32x8 glass = and8(ieq(h->type, isplat(PW_MAT_DIELECTRIC)), m);

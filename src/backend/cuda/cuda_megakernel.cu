@@ -132,7 +132,11 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
                            radiance + ((warp * per_chunk) << tiles.n_log2),
                            light_mode == PW_LIGHT_MODE_TOY && list != PW_FLAT_GROUPS ? slots + 32u * warp : NULL,
                            NULL, NULL, 0, 0, 0, NULL, 0};
-    pool.whole = pool.x0 + (1u << tiles.w_log2) <= prm.width &&
+    /* Tiles inside the image skip the pixel test in the sphere-only
+     * kernels, whose path starts are a large share of their work; in the
+     * mesh kernels the flag cost the 4-wide BVH's 32 bytes more spill
+     * loads (docs/PERFORMANCE.md), so there it is a literal 0. */
+    pool.whole = only == ONLY_SPHERES && pool.x0 + (1u << tiles.w_log2) <= prm.width &&
                  pool.y0 + (1u << (tiles.n_log2 - tiles.w_log2)) <= prm.height;
     if (streamed) {
         pool.ring = ring[warp];
