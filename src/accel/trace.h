@@ -10,11 +10,13 @@
 
 /* Small sphere-only scenes: every sphere against the ray. With the spheres
  * in shared memory this beats any tree (BENCHMARKS.md B1 anchors). The
- * distances are pw_intersect_sphere's; the loop keeps only the nearest
- * sphere's id and its distance, updated right where a root is found, and
- * writes the hit once at the end: in the GPU's sphere loop, where every
- * instruction runs for each of the 9 spheres of toy-small, returning -1
- * and testing it afterwards cost several instructions a sphere. */
+ * loop takes pw_intersect_sphere's steps itself, so the distances are
+ * its; it keeps only the nearest sphere's id and its distance, updated
+ * right where a root is found, and writes the hit once at the end. In the
+ * GPU's loop, where every instruction runs for each of toy-small's 9
+ * spheres, returning -1 and testing it afterwards cost several
+ * instructions a sphere, and one helper for both this loop and
+ * pw_hit_sphere made toy-small 3.5% slower (docs/PERFORMANCE.md). */
 PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
     uint32_t best = PW_NO_HIT;

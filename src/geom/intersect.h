@@ -26,10 +26,10 @@ PW_HD int pw_sphere_left_behind(float b, float cc) { return b < 0.0f && cc > 0.0
  * few ulps, where the offset of the next ray's origin (pw_offset_along) is
  * 256, and the furnace tests still lose no path; the IEEE sequences were
  * 6.5% of toy's warp instructions, run by 6 lanes of 32 (toy +3%,
- * toy-small +5%, docs/PERFORMANCE.md). The test comes in two steps, so that
- * a loop over spheres can branch between them (pw_trace_sphere_list).
- * First the discriminant, negative where the line misses, for f = o - c
- * and r2 = r * r; *b_out takes b. */
+ * toy-small +5%, docs/PERFORMANCE.md). The test comes in steps, which
+ * pw_trace_sphere_list also takes one by one. First the discriminant,
+ * negative where the line misses, for f = o - c and r2 = r * r; *b_out
+ * takes b. */
 PW_HD float pw_sphere_disc(pw_vec3 f, pw_vec3 d, float r2, float *b_out)
 {
     float b = pw_sphere_b(f, d);

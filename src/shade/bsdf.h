@@ -351,7 +351,10 @@ PW_HD pw_vec3 pw_bsdf_eval_kinds(const pw_material *m, const pw_surface *sf, pw_
 }
 
 /* Samples the incident direction for a ray arriving along d, among the
- * materials of kinds. Returns 0 when the path is absorbed. */
+ * materials of kinds. Returns 0 when the path is absorbed. Every branch
+ * returns a unit out->wi, normalised where rounding could move it off:
+ * the next ray's sphere tests assume a unit direction, and a small error
+ * grows from bounce to bounce (the smooth dielectric's reflection). */
 PW_HD int pw_bsdf_sample_kinds(const pw_material *m, const pw_surface *sf, pw_vec3 d, pw_rng *rng,
                                pw_bsdf_sample *out, uint32_t kinds)
 {
