@@ -570,6 +570,19 @@ pw_camera pw_camera_make(const pw_camera_desc *d, float aspect)
     return c;
 }
 
+/* A constant or gradient sky folded into sky_mid + sky_slope d.y
+ * (pw_env_radiance): the gradient runs from bottom at d.y = -1 to top at 1. */
+static void env_prepare(pw_env *e)
+{
+    if (e->type == PW_ENV_GRADIENT) {
+        e->sky_mid = v3_scale(v3_add(e->bottom, e->top), 0.5f * e->scale);
+        e->sky_slope = v3_scale(v3_sub(e->top, e->bottom), 0.5f * e->scale);
+    } else {
+        e->sky_mid = v3_scale(e->top, e->scale);
+        e->sky_slope = v3s(0.0f);
+    }
+}
+
 pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
 {
     pw_scene_view v;
@@ -600,6 +613,7 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     v.n_lights = s->lights.count;
     v.delta_lights = s->delta_lights;
     v.env = s->env;
+    env_prepare(&v.env);
     /* Half the light samples go to the map when there are other lights. */
     v.env_prob = s->env.type == PW_ENV_MAP ? (s->lights.count ? 0.5f : 1.0f) : 0.0f;
     v.cam = pw_camera_make(&s->cam, aspect);

@@ -148,6 +148,10 @@ typedef struct pw_env {
     uint32_t type;
     pw_vec3 bottom, top;
     float scale;
+    /* CONSTANT and GRADIENT, set by pw_env_prepare: the radiance is
+     * sky_mid + sky_slope d.y (the gradient's lerp from bottom at d.y = -1
+     * to top at 1, times scale, folded: 3 fused multiply-adds a miss). */
+    pw_vec3 sky_mid, sky_slope;
     const float *map;      /* MAP: 3 floats per pixel, w x h */
     const float *marginal; /* MAP: h + 1 cumulative row weights, 0 .. 1 */
     const float *cond;     /* MAP: h rows of w + 1 cumulative weights, 0 .. 1 */

@@ -34,8 +34,6 @@ PW_HD uint32_t pw_env_cell(const pw_env *e, float u, float v, uint32_t *col, uin
 
 PW_HD pw_vec3 pw_env_radiance(const pw_env *e, pw_vec3 d)
 {
-    if (e->type == PW_ENV_GRADIENT)
-        return v3_scale(v3_lerp(e->bottom, e->top, 0.5f * (d.y + 1.0f)), e->scale);
     if (e->type == PW_ENV_MAP) {
         float u, v;
         uint32_t i, j;
@@ -43,7 +41,8 @@ PW_HD pw_vec3 pw_env_radiance(const pw_env *e, pw_vec3 d)
         const float *p = e->map + 3 * (size_t)pw_env_cell(e, u, v, &i, &j);
         return v3_scale(v3(p[0], p[1], p[2]), e->scale);
     }
-    return v3_scale(e->top, e->scale);
+    return v3(fmaf(e->sky_slope.x, d.y, e->sky_mid.x), fmaf(e->sky_slope.y, d.y, e->sky_mid.y),
+              fmaf(e->sky_slope.z, d.y, e->sky_mid.z));
 }
 
 /* Index k with cdf[k] <= u < cdf[k + 1] in a cumulative table of n + 1. */

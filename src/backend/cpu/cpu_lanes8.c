@@ -356,11 +356,10 @@ static void finish8(lanes8 *ls, f32x8 ended, const pw_scene_view *s, const pw_re
 /* pw_env_radiance for a sky without an image. */
 static inline v3x8 sky8(const pw_env *e, v3x8 d)
 {
-    if (e->type != PW_ENV_GRADIENT)
-        return v3x8_scale(v3x8_set(e->top), fsplat(e->scale));
-    f32x8 t = mul(fsplat(0.5f), add(d.y, fsplat(1.0f)));
-    v3x8 c = v3x8_add(v3x8_scale(v3x8_set(e->bottom), sub(fsplat(1.0f), t)), v3x8_scale(v3x8_set(e->top), t));
-    return v3x8_scale(c, fsplat(e->scale));
+    v3x8 c = {fma8(fsplat(e->sky_slope.x), d.y, fsplat(e->sky_mid.x)),
+              fma8(fsplat(e->sky_slope.y), d.y, fsplat(e->sky_mid.y)),
+              fma8(fsplat(e->sky_slope.z), d.y, fsplat(e->sky_mid.z))};
+    return c;
 }
 
 /* One shadow ray per lane: contrib is added where the segment is clear. */
