@@ -72,16 +72,21 @@ PW_HD pw_vec3 pw_offset_origin(pw_vec3 p, pw_vec3 ng, pw_vec3 dir)
     return pw_offset_along(p, v3_dot(dir, ng) < 0.0f ? v3_neg(ng) : ng);
 }
 
-/* How far pw_offsets_for moves a point p off a sphere of radius r: 2^-20
- * (r + max |p_i|). The sphere test's cc = |o - c|^2 - r^2 is off by about
- * 2^-24 r^2 and p itself by about 2^-24 max |p_i|, so an origin that far
- * off the surface is outside (or inside) it by some 30 times either
- * error, and the ray's own sphere is left behind (pw_sphere_left_behind)
- * or met only at its far root. Eleven instructions on the GPU, where
- * pw_offset_along took 44 (on toy-small, 6% of all). */
+/* How far pw_offsets_for moves a point p off a sphere of radius r:
+ * 2^-15 max(|p_i|, 1/2) + 2^-22 r. The first term is pw_offset_along's
+ * 256 ulps (and its floor near the origin), against p's own rounding as o +
+ * t d, some ulps of the distances involved. The second keeps the ray clear
+ * of the sphere test's own rounding, whose |o - c|^2 - r^2 is off by a few
+ * 2^-24 r^2, on a large sphere whose surface passes near the world's
+ * origin, where the first term is small (a ground sphere): at 2^-24 r,
+ * rays leaving a sphere of radius 1000 there met it again
+ * (tests/test_intersect.c, sphere_offset_origins); 2^-22 leaves a factor
+ * of 4. 13 instructions on the GPU, where pw_offset_along took 44 (on
+ * toy-small, 6% of all). */
 PW_HD float pw_sphere_offset_dist(pw_vec3 p, float r)
 {
-    return 0x1p-20f * (r + pw_maxf(fabsf(p.x), pw_maxf(fabsf(p.y), fabsf(p.z))));
+    float m = pw_maxf(pw_maxf(fabsf(p.x), 0.5f), pw_maxf(fabsf(p.y), fabsf(p.z)));
+    return fmaf(0x1p-15f, m, 0x1p-22f * r);
 }
 
 /* The origins of rays that leave one hit point (pw_offsets_for): p moved

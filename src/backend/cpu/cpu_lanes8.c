@@ -416,8 +416,8 @@ static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u32x8 prim, f32x8
     f32x8 radius = _mm256_shuffle_ps(a1, a3, _MM_SHUFFLE(3, 2, 3, 2));
     h.p = v3x8_madd(ls->o, ls->d, t);
     h.ng = v3x8_scale(v3x8_sub(h.p, c), divide(fsplat(1.0f), radius));
-    f32x8 most = max8(abs8(h.p.x), max8(abs8(h.p.y), abs8(h.p.z)));
-    h.off_e = mul(fsplat(0x1p-20f), add(radius, most));
+    f32x8 most = max8(max8(abs8(h.p.x), fsplat(0.5f)), max8(abs8(h.p.y), abs8(h.p.z)));
+    h.off_e = fma8(fsplat(0x1p-15f), most, mul(fsplat(0x1p-22f), radius)); /* pw_sphere_offset_dist */
     h.front = lt(v3x8_dot(ls->d, h.ng), fsplat(0.0f));
     /* pw_facing_normal: a sphere's shading normal is ng, so the test is the
      * same dot product (each term's product commutes exactly). */
