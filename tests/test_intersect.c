@@ -134,6 +134,8 @@ static void sphere_random_vs_double(void **state)
  * toy (100, centre at y = -100.5) and RTIOW (1000), whose test's
  * |o - c|^2 - r^2 rounds to some 2^-24 r^2: at the hit point itself, with
  * no offset, rays leaving at a grazing angle re-hit the sphere. */
+static float max_abs(pw_vec3 v) { return fmaxf(fabsf(v.x), fmaxf(fabsf(v.y), fabsf(v.z))); }
+
 static void sphere_offset_origins(void **state)
 {
     (void)state;
@@ -144,9 +146,9 @@ static void sphere_offset_origins(void **state)
         pw_vec3 c;
         float r, cap; /* points within cap (in x and z) of the top of the normal's sphere */
     } spheres[] = {{{0, -100.5f, -1}, 100, 0.02f}, {{0, -1000, 0}, 1000, 0.001f}, {{2, 0, -1}, 0.5f, 1},
-                   {{-3.7f, 0.2f, 2.9f}, 0.2f, 1}, {{40, 7, -25}, 3, 1}};
+                   {{-3.7f, 0.2f, 2.9f}, 0.2f, 1}, {{40, 7, -25}, 3, 1}, {{0.01f, -0.02f, 0.03f}, 0.05f, 1}};
     test_rng g = {23};
-    int grazing = 0;
+    int grazing = 0, checked = 0;
     for (size_t k = 0; k < sizeof spheres / sizeof spheres[0]; k++) {
         pw_vec3 c = spheres[k].c;
         float r = spheres[k].r;
@@ -169,6 +171,13 @@ static void sphere_offset_origins(void **state)
             float cos_out = v3_dot(out, ng);
             grazing += fabsf(cos_out) < 0.01f;
             pw_vec3 from = pw_offsets_for(&off, out);
+            /* And not far: a thousandth of the scale at most, where the
+             * smallest gaps between objects are. */
+            float moved = v3_len(v3_sub(from, p)), most = 1e-3f * (1.0f + max_abs(p)) + 1e-6f * r;
+            if (moved > most)
+                fail_msg("sphere %zu (r %g), ray %d: the origin moved %g off the surface, more than %g", k, (double)r,
+                         i, (double)moved, (double)most);
+            checked++;
             float t2 = pw_intersect_sphere(from, out, c, r, 0.0f, PW_INF);
             if (cos_out > 0.0f && t2 >= 0.0f)
                 fail_msg("sphere %zu (r %g), ray %d: leaving at cosine %g, it meets its sphere again at t = %g", k,
@@ -183,8 +192,8 @@ static void sphere_offset_origins(void **state)
                          k, (double)r, i, (double)cos_out, (double)t2, (double)chord);
         }
     }
-    printf("sphere offsets: %d grazing rays (|cosine| < 0.01) among 100000\n", grazing);
-    assert_true(grazing > 300);
+    printf("sphere offsets: %d rays, %d of them grazing (|cosine| < 0.01)\n", checked, grazing);
+    assert_true(checked > 50000 && grazing > 300);
 }
 
 /* ---- triangles ---- */

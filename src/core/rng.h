@@ -108,11 +108,13 @@ PW_HD uint32_t pw_rng_bits(pw_rng *r)
 PW_HD float pw_rng_next(pw_rng *r) { return (float)(pw_rng_bits(r) >> 8) * (1.0f / 16777216.0f); }
 
 /* Two uniform numbers in (0, 1) from 32 random bits (pw_rng_pair; from
- * one dimension: pw_rng_next2): the high and low 16 bits, each the midpoint of its 1/65,536 step. For the pairs that
- * place a point on a square by a smooth map (a pixel's jitter, the lens, a
- * toy light's cone), where 65,536 steps a side are far finer than any
- * image shows; half their hashes (the random numbers were 11% of
- * toy-small's instructions: session 20, docs/PERFORMANCE.md). Not for
+ * one dimension: pw_rng_next2): the high and low 16 bits, each the
+ * midpoint of its 1/65,536 step. For the pairs that place a point on a
+ * square by a smooth map (the lens, a toy light's cone; the pixel's
+ * jitter, from the path key's own bits), where 65,536 steps a side are far
+ * finer than any image shows; half the hashes of two numbers (the random
+ * numbers were 11% of toy-small's instructions: session 20,
+ * docs/PERFORMANCE.md). Not for
  * inverting a tabulated distribution (an environment map's rows and
  * columns), which would never reach entries of mass under 1/65,536.
  * Midpoints, not the steps' starts: a 0 puts a whole step's probability

@@ -97,8 +97,11 @@ PW_HD float pw_sphere_offset_dist(pw_vec3 p, float r)
 typedef struct pw_offsets {
     pw_vec3 p, ng;
     pw_vec3 back;   /* p moved along the normal that faces the arriving ray (triangles, cache) */
-    int ng_faces;   /* that normal is ng itself (not -ng) */
-    int sphere;     /* p lies on a sphere */
+    int ng_faces;   /* that normal is ng itself (not -ng); -1: nothing cached */
+    /* p lies on a sphere: a flag of its own, not sphere_e > 0, so that in
+     * a kernel for spheres only it is a literal and the triangles' offset
+     * compiles away. */
+    int sphere;
     float sphere_e; /* then the distance it moves */
 } pw_offsets;
 

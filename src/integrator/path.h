@@ -135,7 +135,8 @@ PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm,
     pw_path p;
     p.key = pw_path_key(prm->seed, py * prm->width + px, sample);
     /* The pixel's jitter takes the key's own bits (a hash, like every
-     * draw: one hash less a path), the lens bounce 0's first dimension. */
+     * draw: one hash less a path on the GPU), the lens bounce 0's first
+     * dimension. */
     pw_rng rng = pw_rng_for_bounce(p.key, 0);
     float jx, jy, l1, l2;
     pw_rng_pair(p.key, &jx, &jy);

@@ -64,7 +64,7 @@ struct pw_scene {
     uint32_t n_warnings;
     char warning_log[1024]; /* the first warnings, one per line */
 
-    pw_env env;
+    pw_env env; /* its folded sky (sky_mid, sky_slope) is set in views only */
     float *env_map, *env_marginal, *env_cond; /* owned arrays behind env when it is a map */
     pw_camera_desc cam;
     float t_min;

@@ -148,7 +148,8 @@ typedef struct pw_env {
     uint32_t type;
     pw_vec3 bottom, top;
     float scale;
-    /* CONSTANT and GRADIENT, set by pw_env_prepare: the radiance is
+    /* CONSTANT and GRADIENT, set when the view is made (scene.c,
+     * pw_scene_host_view; zero in a pw_scene's own env): the radiance is
      * sky_mid + sky_slope d.y (the gradient's lerp from bottom at d.y = -1
      * to top at 1, times scale, folded: 3 fused multiply-adds a miss). */
     pw_vec3 sky_mid, sky_slope;

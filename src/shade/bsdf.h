@@ -79,7 +79,9 @@ PW_HD float pw_fresnel_dielectric(float cos_i, float eta, float *cos_t_out)
     float rs = pw_div_approx(eta * cos_i - cos_t, eta * cos_i + cos_t);
     float rp = pw_div_approx(cos_i - eta * cos_t, cos_i + eta * cos_t);
     *cos_t_out = cos_t;
-    return 0.5f * (rs * rs + rp * rp);
+    /* The approximate divisions can put |rs| or |rp| an ulp over 1 at a
+     * grazing angle: clamped, so that 1 - f stays a weight. */
+    return pw_minf(1.0f, 0.5f * (rs * rs + rp * rp));
 }
 
 /* Schlick's approximation F0 + (1 - F0) (1 - c)^5, per channel (glTF 2.0). */

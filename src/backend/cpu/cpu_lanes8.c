@@ -489,7 +489,7 @@ static v3x8 dielectric8(v3x8 d, const hit8 *h, f32x8 u1)
     f32x8 cos_t = andnot8(tir, sqrt8(sub(fsplat(1.0f), sin2_t)));
     f32x8 rs = divide(sub(mul(eta, cos_i), cos_t), add(mul(eta, cos_i), cos_t));
     f32x8 rp = divide(sub(cos_i, mul(eta, cos_t)), add(cos_i, mul(eta, cos_t)));
-    f32x8 f = sel(tir, fsplat(1.0f), mul(fsplat(0.5f), add(mul(rs, rs), mul(rp, rp))));
+    f32x8 f = sel(tir, fsplat(1.0f), min8(fsplat(1.0f), mul(fsplat(0.5f), add(mul(rs, rs), mul(rp, rp)))));
     v3x8 refr = v3x8_norm(v3x8_add(v3x8_scale(d, eta), v3x8_scale(n, sub(mul(eta, cos_i), cos_t))));
     return v3x8_sel(lt(u1, f), v3x8_norm(v3x8_reflect(d, n)), refr);
 }
