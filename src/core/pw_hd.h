@@ -75,12 +75,12 @@ static __device__ __forceinline__ unsigned pw_lane_id(void)
  * direction then differs between the CPU and the GPU in its last bits, and
  * a path only where rounding sends a decision the other way (test_gpu
  * bounds how often). A triangle's normal keeps IEEE arithmetic on both
- * sides. A glass's refraction and Fresnel terms did too, after losing a
- * path of 16 of the furnace test's lossless glass cluster when
+ * sides. The smooth glass's refraction and Fresnel terms did too, after
+ * losing a path of 16 of the furnace test's lossless glass cluster when
  * approximated (sessions 6 and 13, docs/PERFORMANCE.md); the cause was the
  * reflection's drift off unit length, fixed in session 20, and they take
  * the approximations since session 21, the furnace tests passing on both
- * GPU backends. */
+ * GPU backends (the microfacet glass keeps IEEE: pw_fresnel_dielectric_ex). */
 #if PW_DEVICE_CODE
 static __device__ __forceinline__ float pw_rsqrt(float x)
 {
