@@ -63,6 +63,9 @@ PW_HD int pw_material_is_specular(const pw_material *m)
 /* Shading normal turned toward the side the ray came from (two-sided shading). */
 PW_HD pw_vec3 pw_facing_normal(const pw_surface *sf, pw_vec3 d) { return v3_dot(sf->ns, d) < 0.0f ? sf->ns : v3_neg(sf->ns); }
 
+/* a / b, through the GPU's approximation where approx is set (a literal). */
+PW_HD float pw_div_maybe_approx(float a, float b, int approx) { return approx ? pw_div_approx(a, b) : a / b; }
+
 /* Unpolarised Fresnel reflectance of a smooth dielectric boundary; eta is
  * n_incident / n_transmitted. Returns 1 on total internal reflection.
  * approx (a literal): the GPU's approximate square root and divisions
@@ -78,20 +81,14 @@ PW_HD float pw_fresnel_dielectric_ex(float cos_i, float eta, float *cos_t_out, i
         *cos_t_out = 0.0f;
         return 1.0f;
     }
-    if (!approx) {
-        float cos_t = sqrtf(1.0f - sin2_t);
-        float rs = (eta * cos_i - cos_t) / (eta * cos_i + cos_t);
-        float rp = (cos_i - eta * cos_t) / (cos_i + eta * cos_t);
-        *cos_t_out = cos_t;
-        return 0.5f * (rs * rs + rp * rp);
-    }
-    float cos_t = pw_sqrt_approx(1.0f - sin2_t);
-    float rs = pw_div_approx(eta * cos_i - cos_t, eta * cos_i + cos_t);
-    float rp = pw_div_approx(cos_i - eta * cos_t, cos_i + eta * cos_t);
+    float cos_t = approx ? pw_sqrt_approx(1.0f - sin2_t) : sqrtf(1.0f - sin2_t);
+    float rs = pw_div_maybe_approx(eta * cos_i - cos_t, eta * cos_i + cos_t, approx);
+    float rp = pw_div_maybe_approx(cos_i - eta * cos_t, cos_i + eta * cos_t, approx);
+    float f = 0.5f * (rs * rs + rp * rp);
     *cos_t_out = cos_t;
     /* The approximate divisions can put |rs| or |rp| an ulp over 1 at a
      * grazing angle: clamped, so that 1 - f stays a weight. */
-    return pw_minf(1.0f, 0.5f * (rs * rs + rp * rp));
+    return approx ? pw_minf(1.0f, f) : f;
 }
 
 PW_HD float pw_fresnel_dielectric(float cos_i, float eta, float *cos_t_out)
