@@ -32,7 +32,20 @@ PW_HD pw_vec3 v3_scale(pw_vec3 a, float s) { return v3(a.x * s, a.y * s, a.z * s
 PW_HD pw_vec3 v3_neg(pw_vec3 a) { return v3(-a.x, -a.y, -a.z); }
 /* a + b * s, the most common update in the integrator. */
 PW_HD pw_vec3 v3_madd(pw_vec3 a, pw_vec3 b, float s) { return v3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s); }
-PW_HD float v3_dot(pw_vec3 a, pw_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+/* On the GPU the products are fused explicitly, in the order nvcc fuses
+ * them where it does. Left to the compiler, whether a dot product was
+ * fused depended on the code around it: the Lambert sample's pdf
+ * (cos / pi) came out an ulp apart in the wavefront's shade stage and the
+ * megakernel on the same path, and the two backends' images then differed
+ * in the last bits of a few pixels (docs/PERFORMANCE.md, session 22). */
+PW_HD float v3_dot(pw_vec3 a, pw_vec3 b)
+{
+#if PW_DEVICE_CODE
+    return fmaf(a.z, b.z, fmaf(a.y, b.y, a.x * b.x));
+#else
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+#endif
+}
 PW_HD pw_vec3 v3_cross(pw_vec3 a, pw_vec3 b)
 {
     return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);

@@ -60,8 +60,14 @@ PW_HD int pw_material_is_specular(const pw_material *m)
     }
 }
 
-/* Shading normal turned toward the side the ray came from (two-sided shading). */
-PW_HD pw_vec3 pw_facing_normal(const pw_surface *sf, pw_vec3 d) { return v3_dot(sf->ns, d) < 0.0f ? sf->ns : v3_neg(sf->ns); }
+/* Shading normal turned toward the side the ray came from (two-sided
+ * shading). d . ns in the order of pw_surface_at's d . ng, so that where
+ * ns is ng the GPU computes the product once (its fused v3_dot is not
+ * commutative to the compiler). */
+PW_HD pw_vec3 pw_facing_normal(const pw_surface *sf, pw_vec3 d)
+{
+    return v3_dot(d, sf->ns) < 0.0f ? sf->ns : v3_neg(sf->ns);
+}
 
 /* a / b, through the GPU's approximation where approx is set (a literal). */
 PW_HD float pw_div_maybe_approx(float a, float b, int approx) { return approx ? pw_div_approx(a, b) : a / b; }
