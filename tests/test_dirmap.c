@@ -194,8 +194,9 @@ static void bounce_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 ce
         r.d = i % 8 == 7 ? border_dir(g) : trng_dir(g);
         if ((v3_dot(r.d, nrm) < 0.0f) != (i % 4 == 3))
             r.d = v3_neg(r.d);
+        pw_offsets off = pw_offsets_make(p, nrm, r.d, 1, sp.r, 0); /* the renderer's origin off a sphere */
         r.o = i % 16 == 5 ? v3_add(p, v3_scale(trng_dir(g), sp.r * 0.01f * (float)trng_unif(g)))
-                          : pw_offset_origin(p, nrm, r.d);
+                          : pw_offsets_for(&off, r.d);
         check_ray(t, r, pw_origin_of_prim(v, k), PW_INF, 0, "bounce ray", c);
     }
 }

@@ -127,6 +127,75 @@ static void sphere_random_vs_double(void **state)
     assert_true(hits > 5000 && misses > 2000);
 }
 
+/* A ray that leaves a sphere from the point where another ray hit it
+ * (o + t d, as the renderer finds it) starts at pw_offsets_for's origin,
+ * with no tmin: outward it must never meet the sphere again, inward only
+ * at the far side. Spheres from a toy sphere's 0.2 to the ground spheres of
+ * toy (100, centre at y = -100.5) and RTIOW (1000), whose test's
+ * |o - c|^2 - r^2 rounds to some 2^-24 r^2: at the hit point itself, with
+ * no offset, rays leaving at a grazing angle re-hit the sphere. */
+static float max_abs(pw_vec3 v) { return fmaxf(fabsf(v.x), fmaxf(fabsf(v.y), fabsf(v.z))); }
+
+static void sphere_offset_origins(void **state)
+{
+    (void)state;
+    /* Points on the ground spheres near their top, where the scenes are:
+     * within a unit or two of the world's origin, where an offset that
+     * scaled with |p| alone would be too small for the sphere test. */
+    const struct {
+        pw_vec3 c;
+        float r, cap; /* points within cap (in x and z) of the top of the normal's sphere */
+    } spheres[] = {{{0, -100.5f, -1}, 100, 0.02f}, {{0, -1000, 0}, 1000, 0.001f}, {{2, 0, -1}, 0.5f, 1},
+                   {{-3.7f, 0.2f, 2.9f}, 0.2f, 1}, {{40, 7, -25}, 3, 1}, {{0.01f, -0.02f, 0.03f}, 0.05f, 1}};
+    test_rng g = {23};
+    int grazing = 0, checked = 0;
+    for (size_t k = 0; k < sizeof spheres / sizeof spheres[0]; k++) {
+        pw_vec3 c = spheres[k].c;
+        float r = spheres[k].r;
+        for (int i = 0; i < 20000; i++) {
+            /* A ray from up to 20 units off the surface at a random point of its upper half (or cap). */
+            float cap = spheres[k].cap;
+            pw_vec3 n0 = trng_dir(&g);
+            n0.y = fabsf(n0.y);
+            if (cap < 1.0f)
+                n0 = v3_norm(v3(trng_range(&g, -cap, cap), 1, trng_range(&g, -cap, cap)));
+            pw_vec3 target = v3_add(c, v3_scale(n0, r));
+            pw_vec3 o = v3_add(target, v3_scale(trng_dir(&g), trng_range(&g, 0.5f, 20.0f)));
+            pw_vec3 d = v3_norm(v3_sub(target, o));
+            float t = pw_intersect_sphere(o, d, c, r, 0.0f, PW_INF);
+            if (t <= 0.0f)
+                continue;
+            pw_vec3 p = v3_madd(o, d, t), ng = v3_scale(v3_sub(p, c), 1.0f / r);
+            pw_offsets off = pw_offsets_make(p, ng, d, 1, r, 0);
+            pw_vec3 out = trng_dir(&g);
+            float cos_out = v3_dot(out, ng);
+            grazing += fabsf(cos_out) < 0.01f;
+            pw_vec3 from = pw_offsets_for(&off, out);
+            /* And not far: a thousandth of the scale at most, where the
+             * smallest gaps between objects are. */
+            float moved = v3_len(v3_sub(from, p)), most = 1e-3f * (1.0f + max_abs(p)) + 1e-6f * r;
+            if (moved > most)
+                fail_msg("sphere %zu (r %g), ray %d: the origin moved %g off the surface, more than %g", k, (double)r,
+                         i, (double)moved, (double)most);
+            checked++;
+            float t2 = pw_intersect_sphere(from, out, c, r, 0.0f, PW_INF);
+            if (cos_out > 0.0f && t2 >= 0.0f)
+                fail_msg("sphere %zu (r %g), ray %d: leaving at cosine %g, it meets its sphere again at t = %g", k,
+                         (double)r, i, (double)cos_out, (double)t2);
+            /* Inward, from a depth e the far side lies about e / |cosine|
+             * beyond the chord; too near the tangent to tell, it must at
+             * least lie ahead. */
+            float chord = -2.0f * r * cos_out, e = pw_sphere_offset_dist(p, r);
+            int far_side = cos_out < -0.05f ? fabsf(t2 - chord) <= 4.0f * e / -cos_out + 1e-4f * chord : t2 > 0.0f;
+            if (cos_out < 0.0f && !far_side)
+                fail_msg("sphere %zu (r %g), ray %d: entering at cosine %g, it meets the far side at t = %g, not %g",
+                         k, (double)r, i, (double)cos_out, (double)t2, (double)chord);
+        }
+    }
+    printf("sphere offsets: %d rays, %d of them grazing (|cosine| < 0.01)\n", checked, grazing);
+    assert_true(checked > 50000 && grazing > 300);
+}
+
 /* ---- triangles ---- */
 
 static int tri(pw_vec3 o, pw_vec3 d, pw_vec3 a, pw_vec3 b, pw_vec3 c, float tmin, float tmax, float *t, float *u,
@@ -420,6 +489,7 @@ int main(void)
         cmocka_unit_test(sphere_tangent),
         cmocka_unit_test(sphere_small_far),
         cmocka_unit_test(sphere_random_vs_double),
+        cmocka_unit_test(sphere_offset_origins),
         cmocka_unit_test(triangle_basic),
         cmocka_unit_test(triangle_random_vs_double),
         cmocka_unit_test(watertight_cube),

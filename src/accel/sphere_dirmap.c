@@ -149,10 +149,10 @@ static void build_outward_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_
 
 static float max_abs3(pw_vec3 v) { return fmaxf(fabsf(v.x), fmaxf(fabsf(v.y), fabsf(v.z))); }
 
-/* Room around a surface near p for the offset of a bounce ray's origin
- * (pw_offset_along: 256 ulps a coordinate, or 2^-16 near zero) and the
- * rounding of the hit point, with a wide margin. */
-static float origin_pad(pw_vec3 p) { return 1e-4f * max_abs3(p) + 1e-4f; }
+/* Room around the surface of a sphere of radius r near p for the offset of
+ * a bounce ray's origin (pw_sphere_offset_dist: 2^-15 max(|p_i|, 1/2) +
+ * 2^-22 r) and the rounding of the hit point, with a margin of 3 or more. */
+static float origin_pad(pw_vec3 p, float r) { return 1e-4f * max_abs3(p) + 1e-4f + 1e-6f * r; }
 
 static pw_vec3 dv3(const double a[3]) { return v3((float)a[0], (float)a[1], (float)a[2]); }
 
@@ -270,7 +270,7 @@ static int cell_ball(const pw_dirmap_cells *g, const cell_axes *ax, const pw_sph
             far = fmax(far, sqrt(dot3(d, d)));
         }
     out->c = dv3(centre);
-    out->rho = (float)far * 1.0001f + origin_pad(out->c);
+    out->rho = (float)far * 1.0001f + origin_pad(out->c, (float)R);
     return 1;
 }
 
@@ -349,7 +349,7 @@ int pw_dirmaps_build(const pw_scene_view *s, const pw_sphere *slots, const uint3
             continue;
         pw_dirmap *m = &out->maps[out->n_all];
         m->c = slots[k].c;
-        m->rho = slots[k].r * 1.0001f + origin_pad(slots[k].c) + 1e-4f * slots[k].r;
+        m->rho = slots[k].r * 1.0001f + origin_pad(slots[k].c, slots[k].r) + 1e-4f * slots[k].r;
         m->own_r = slots[k].r;
         m->own_slot = k;
         m->outward = 1;

@@ -107,23 +107,26 @@ PW_HD uint32_t pw_rng_bits(pw_rng *r)
 /* Uniform float in [0, 1): 24 random mantissa bits. */
 PW_HD float pw_rng_next(pw_rng *r) { return (float)(pw_rng_bits(r) >> 8) * (1.0f / 16777216.0f); }
 
-/* Two uniform numbers in (0, 1) from one dimension: the hash's high and
- * low 16 bits, each the midpoint of its 1/65,536 step. For the pairs that
- * place a point on a square by a smooth map (a pixel's jitter, the lens, a
- * toy light's cone), where 65,536 steps a side are far finer than any
- * image shows; half their hashes (the random numbers were 11% of
- * toy-small's instructions: session 20, docs/PERFORMANCE.md). Not for
+/* Two uniform numbers in (0, 1) from 32 random bits (pw_rng_pair; from
+ * one dimension: pw_rng_next2): the high and low 16 bits, each the
+ * midpoint of its 1/65,536 step. For the pairs that place a point on a
+ * square by a smooth map (the lens, a toy light's cone; the pixel's
+ * jitter, from the path key's own bits), where 65,536 steps a side are far
+ * finer than any image shows; half the hashes of two numbers (the random
+ * numbers were 11% of toy-small's instructions: session 20,
+ * docs/PERFORMANCE.md). Not for
  * inverting a tabulated distribution (an environment map's rows and
  * columns), which would never reach entries of mass under 1/65,536.
  * Midpoints, not the steps' starts: a 0 puts a whole step's probability
  * on one point, such as the pole of pw_sample_unit_sphere_surface, where a
  * direction cosine-sampled about a normal near the other pole comes out as
  * a tangent (test_furnace lost paths so while the BSDF drew a pair). */
-PW_HD void pw_rng_next2(pw_rng *r, float *a, float *b)
+PW_HD void pw_rng_pair(uint32_t u, float *a, float *b)
 {
-    uint32_t u = pw_rng_bits(r);
     *a = ((float)(u >> 16) + 0.5f) * (1.0f / 65536.0f);
     *b = ((float)(u & 0xffffu) + 0.5f) * (1.0f / 65536.0f);
 }
+
+PW_HD void pw_rng_next2(pw_rng *r, float *a, float *b) { pw_rng_pair(pw_rng_bits(r), a, b); }
 
 #endif

@@ -23,8 +23,9 @@ PW_HD int pw_sphere_left_behind(float b, float cc) { return b < 0.0f && cc > 0.0
  * version (accel/bvh8_cpu.c) performs the same roundings with fewer
  * instructions. The root's square root and division are the GPU's
  * approximations (pw_sqrt_approx: exact on the host): t is then off by a
- * few ulps, where the offset of the next ray's origin (pw_offset_along) is
- * 256, and the furnace tests still lose no path; the IEEE sequences were
+ * few ulps, where the offset of the next ray's origin off a sphere
+ * (pw_sphere_offset_dist) is some 256, and the furnace tests still lose
+ * no path; the IEEE sequences were
  * 6.5% of toy's warp instructions, run by 6 lanes of 32 (toy +3%,
  * toy-small +5%, docs/PERFORMANCE.md). The test comes in steps, which
  * pw_trace_sphere_list also takes one by one. First the discriminant,

@@ -72,31 +72,62 @@ PW_HD pw_vec3 pw_offset_origin(pw_vec3 p, pw_vec3 ng, pw_vec3 dir)
     return pw_offset_along(p, v3_dot(dir, ng) < 0.0f ? v3_neg(ng) : ng);
 }
 
-/* pw_offset_origin for several rays that leave one hit point: the offset
- * point on the side the arriving ray came from is computed once. */
+/* How far pw_offsets_for moves a point p off a sphere of radius r:
+ * 2^-15 max(|p_i|, 1/2) + 2^-22 r. The first term is pw_offset_along's
+ * 256 ulps (and its floor near the origin), against p's own rounding as o +
+ * t d, some ulps of the distances involved. The second keeps the ray clear
+ * of the sphere test's own rounding, whose |o - c|^2 - r^2 is off by a few
+ * 2^-24 r^2, on a large sphere whose surface passes near the world's
+ * origin, where the first term is small (a ground sphere): at 2^-24 r,
+ * rays leaving a sphere of radius 1000 there met it again
+ * (tests/test_intersect.c, sphere_offset_origins); 2^-22 leaves a factor
+ * of 4. 13 instructions on the GPU, where pw_offset_along took 44 (on
+ * toy-small, 6% of all). */
+PW_HD float pw_sphere_offset_dist(pw_vec3 p, float r)
+{
+    float m = pw_maxf(pw_maxf(fabsf(p.x), 0.5f), pw_maxf(fabsf(p.y), fabsf(p.z)));
+    return fmaf(0x1p-15f, m, 0x1p-22f * r);
+}
+
+/* The origins of rays that leave one hit point (pw_offsets_for): p moved
+ * off its surface on the side of the geometric normal ng each ray leaves
+ * by, off a sphere by sphere_e along ng (pw_sphere_offset_dist), off a
+ * triangle by pw_offset_along, whose offset toward the side the arriving
+ * ray came from can be computed once. */
 typedef struct pw_offsets {
     pw_vec3 p, ng;
-    pw_vec3 back; /* p moved along the normal that faces the arriving ray */
-    int ng_faces; /* that normal is ng itself (not -ng) */
+    pw_vec3 back;   /* p moved along the normal that faces the arriving ray (triangles, cache) */
+    int ng_faces;   /* that normal is ng itself (not -ng); -1: nothing cached */
+    /* p lies on a sphere: a flag of its own, not sphere_e > 0, so that in
+     * a kernel for spheres only it is a literal and the triangles' offset
+     * compiles away. */
+    int sphere;
+    float sphere_e; /* then the distance it moves */
 } pw_offsets;
 
-/* With cache 0 (a literal), nothing is precomputed and pw_offsets_for is
- * pw_offset_origin itself. */
-PW_HD pw_offsets pw_offsets_make(pw_vec3 p, pw_vec3 ng, pw_vec3 arriving_dir, int cache)
+/* sphere_r: the radius of the sphere p lies on, or 0 for a triangle.
+ * With cache 0 (a literal), nothing is precomputed. */
+PW_HD pw_offsets pw_offsets_make(pw_vec3 p, pw_vec3 ng, pw_vec3 arriving_dir, int sphere, float sphere_r, int cache)
 {
     pw_offsets o;
     o.p = p;
     o.ng = ng;
+    o.sphere = sphere;
+    o.sphere_e = sphere ? pw_sphere_offset_dist(p, sphere_r) : 0.0f;
+    cache = cache && !sphere;
     o.ng_faces = cache ? !(v3_dot(arriving_dir, ng) > 0.0f) : -1;
-    if (cache)
-        o.back = pw_offset_along(p, o.ng_faces ? ng : v3_neg(ng));
+    o.back = cache ? pw_offset_along(p, o.ng_faces ? ng : v3_neg(ng)) : p;
     return o;
 }
 
-/* Exactly pw_offset_origin(p, ng, dir). */
+/* The origin of a ray along dir: off a triangle exactly pw_offset_origin(p, ng, dir). */
 PW_HD pw_vec3 pw_offsets_for(const pw_offsets *o, pw_vec3 dir)
 {
     int along_ng = !(v3_dot(dir, o->ng) < 0.0f);
+    if (o->sphere) {
+        float e = along_ng ? o->sphere_e : -o->sphere_e;
+        return v3(fmaf(o->ng.x, e, o->p.x), fmaf(o->ng.y, e, o->p.y), fmaf(o->ng.z, e, o->p.z));
+    }
     return along_ng == o->ng_faces ? o->back : pw_offset_along(o->p, along_ng ? o->ng : v3_neg(o->ng));
 }
 

@@ -42,6 +42,15 @@ PW_HD uint32_t pw_origin_of_prim(const pw_scene_view *s, uint32_t prim)
     return pw_prim_is_sphere(s, prim) && prim < PW_ORIGIN_LENS ? prim : PW_ORIGIN_UNKNOWN;
 }
 
+/* The origins of the rays that leave the surface at sf (pw_offsets,
+ * geom/ray.h); cache: precompute the triangles' offset toward the side
+ * the arriving ray came from, for several rays. */
+PW_HD pw_offsets pw_surface_offsets(const pw_scene_view *s, const pw_surface *sf, pw_vec3 arriving, int cache)
+{
+    int sphere = pw_prim_is_sphere(s, sf->prim);
+    return pw_offsets_make(sf->p, sf->ng, arriving, sphere, sphere ? s->spheres[sf->prim].r : 0.0f, cache);
+}
+
 /* A connection to a light: contrib is added to the path's pixel when the
  * segment from ray.o to distance tmax is unoccluded. */
 typedef struct pw_shadow_ray {
@@ -125,9 +134,12 @@ PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm,
 {
     pw_path p;
     p.key = pw_path_key(prm->seed, py * prm->width + px, sample);
+    /* The pixel's jitter takes the key's own bits (a hash, like every
+     * draw: one hash less a path on the GPU), the lens bounce 0's first
+     * dimension. */
     pw_rng rng = pw_rng_for_bounce(p.key, 0);
     float jx, jy, l1, l2;
-    pw_rng_next2(&rng, &jx, &jy);
+    pw_rng_pair(p.key, &jx, &jy);
     pw_rng_next2(&rng, &l1, &l2);
     float u = pw_div_approx((float)px + jx, (float)prm->width);
     float v = 1.0f - pw_div_approx((float)py + jy, (float)prm->height);
@@ -200,7 +212,7 @@ PW_HD int pw_path_toy_lights(const pw_scene_view *s, const pw_path *p, const pw_
 
 /* One power-proportional light sample with MIS against the BSDF. */
 PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const pw_surface *sf, const pw_material *m,
-                               pw_rng *rng, const pw_shadow_sink *out, uint32_t kinds)
+                               const pw_offsets *off, pw_rng *rng, const pw_shadow_sink *out, uint32_t kinds)
 {
     /* Three numbers of 24 bits: an environment map is sampled by
      * inverting its tables (pw_rng_next2's 16 bits would miss entries). */
@@ -234,7 +246,7 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
     /* lights: BSDF sampling never finds a point or distant light, so its
      * own sample carries the full weight. */
     float w = delta ? 1.0f : pw_power_heuristic(ls.pdf, bsdf_pdf);
-    pw_vec3 o = pw_offset_origin(sf->p, sf->ng, ls.wi);
+    pw_vec3 o = pw_offsets_for(off, ls.wi);
     float tmax = PW_INF;
     if (li != PW_NO_LIGHT && ls.dist != PW_INF) {
         pw_light l = s->lights[li];
@@ -274,16 +286,15 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
         return 0;
     pw_rng rng = pw_rng_for_bounce(p->key, p->depth + 1);
     /* A toy Lambert hit sends three rays from the point, usually all on
-     * the side the path arrived from: the CPU computes that offset once
-     * (the same values; on the GPU keeping it live costs spills). */
-    pw_offsets off;
+     * the side the path arrived from: off a triangle, the CPU computes
+     * that offset once (the same values; on the GPU keeping it live costs
+     * spills). */
     int toy_lambert = prm->light_mode == PW_LIGHT_MODE_TOY && m->type == PW_MAT_LAMBERT;
-    if (toy_lambert) {
-        off = pw_offsets_make(sf.p, sf.ng, p->ray.d, !PW_DEVICE_CODE);
+    pw_offsets off = pw_surface_offsets(s, &sf, p->ray.d, toy_lambert && !PW_DEVICE_CODE);
+    if (toy_lambert)
         *n_shadows = pw_path_toy_lights(s, p, &sf, m, &off, &rng, shadows);
-    } else if (prm->light_mode == PW_LIGHT_MODE_MIS) {
-        *n_shadows = pw_path_sample_light(s, p, &sf, m, &rng, shadows, kinds);
-    }
+    else if (prm->light_mode == PW_LIGHT_MODE_MIS)
+        *n_shadows = pw_path_sample_light(s, p, &sf, m, &off, &rng, shadows, kinds);
     pw_bsdf_sample bs;
     if (!pw_bsdf_sample_kinds(m, &sf, p->ray.d, &rng, &bs, kinds))
         return 0;
@@ -295,7 +306,7 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     uint32_t origin = kinds == PW_KINDS_BASIC ? pw_origin_of_prim(s, h->prim) : PW_ORIGIN_UNKNOWN;
     p->flags = (bs.specular ? PW_PATH_SPECULAR : 0u) | (m->type != PW_MAT_LAMBERT ? PW_PATH_COUNT_EMISSION : 0u) |
                origin << PW_PATH_ORIGIN_SHIFT;
-    p->ray.o = toy_lambert ? pw_offsets_for(&off, bs.wi) : pw_offset_origin(sf.p, sf.ng, bs.wi);
+    p->ray.o = pw_offsets_for(&off, bs.wi);
     p->ray.d = bs.wi;
     p->depth++;
     if (p->depth >= prm->rr_depth) {

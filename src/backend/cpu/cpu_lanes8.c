@@ -44,6 +44,7 @@ static inline f32x8 sqrt8(f32x8 a) { return _mm256_sqrt_ps(a); }
 /* pw_minf / pw_maxf on the host: a < b ? a : b, a > b ? a : b (minps and maxps exactly). */
 static inline f32x8 min8(f32x8 a, f32x8 b) { return _mm256_min_ps(a, b); }
 static inline f32x8 max8(f32x8 a, f32x8 b) { return _mm256_max_ps(a, b); }
+static inline f32x8 abs8(f32x8 a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); } /* fabsf */
 static inline f32x8 sel(f32x8 m, f32x8 a, f32x8 b) { return _mm256_blendv_ps(b, a, m); } /* m ? a : b */
 static inline f32x8 lt(f32x8 a, f32x8 b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 static inline f32x8 gt(f32x8 a, f32x8 b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
@@ -141,13 +142,14 @@ static inline f32x8 draw(rng8 *r, f32x8 m)
     return mul(_mm256_cvtepi32_ps(_mm256_srli_epi32(draw_bits(r, m), 8)), fsplat(1.0f / 16777216.0f));
 }
 
-/* pw_rng_next2. */
-static inline void draw2(rng8 *r, f32x8 m, f32x8 *a, f32x8 *b)
+/* pw_rng_pair and pw_rng_next2. */
+static inline void pair8(u32x8 u, f32x8 *a, f32x8 *b)
 {
-    u32x8 u = draw_bits(r, m);
     *a = mul(add(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 16)), fsplat(0.5f)), fsplat(1.0f / 65536.0f));
     *b = mul(add(_mm256_cvtepi32_ps(_mm256_and_si256(u, isplat(0xffff))), fsplat(0.5f)), fsplat(1.0f / 65536.0f));
 }
+
+static inline void draw2(rng8 *r, f32x8 m, f32x8 *a, f32x8 *b) { pair8(draw_bits(r, m), a, b); }
 
 /* ---- Sampling (core/pw_hd.h, core/sampling.h). */
 static inline void sincos8(f32x8 x, f32x8 *s, f32x8 *c)
@@ -203,21 +205,12 @@ static inline v3x8 cone8(v3x8 w, f32x8 omc, f32x8 u1, f32x8 u2)
     return r;
 }
 
-/* ---- Origin offsets (geom/ray.h). */
-static inline f32x8 offset_axis8(f32x8 p, f32x8 n)
+/* ---- Origin offsets (geom/ray.h): pw_offsets_for off a sphere, p moved
+ * e (pw_sphere_offset_dist) along ng on the side dir leaves by. */
+static inline v3x8 offset_sphere8(v3x8 p, v3x8 ng, f32x8 e, v3x8 dir)
 {
-    u32x8 o = _mm256_cvttps_epi32(mul(fsplat(256.0f), n));
-    u32x8 so = isel(lt(p, fsplat(0.0f)), _mm256_sub_epi32(_mm256_setzero_si256(), o), o);
-    f32x8 pi = _mm256_castsi256_ps(iadd(_mm256_castps_si256(p), so));
-    f32x8 near = lt(andnot8(fsplat(-0.0f), p), fsplat(1.0f / 32.0f)); /* fabsf(p) < origin */
-    return sel(near, add(p, mul(fsplat(1.0f / 65536.0f), n)), pi);
-}
-
-/* pw_offset_origin: p off its surface on the side of ng that dir leaves by. */
-static inline v3x8 offset_origin8(v3x8 p, v3x8 ng, v3x8 dir)
-{
-    v3x8 n = v3x8_sel(lt(v3x8_dot(dir, ng), fsplat(0.0f)), v3x8_neg(ng), ng);
-    v3x8 r = {offset_axis8(p.x, n.x), offset_axis8(p.y, n.y), offset_axis8(p.z, n.z)};
+    f32x8 es = sel(lt(v3x8_dot(dir, ng), fsplat(0.0f)), neg(e), e);
+    v3x8 r = {fma8(ng.x, es, p.x), fma8(ng.y, es, p.y), fma8(ng.z, es, p.z)};
     return r;
 }
 
@@ -258,7 +251,7 @@ static void begin8(lanes8 *ls, f32x8 m, const pw_scene_view *s, const pw_render_
     rng8 rng = rng8_for(key); /* pw_bounce_key(key, 0) */
     f32x8 all = as_mask(_mm256_set1_epi32(-1));
     f32x8 jx, jy, l1, l2;
-    draw2(&rng, all, &jx, &jy);
+    pair8(key, &jx, &jy); /* the key's own bits */
     draw2(&rng, all, &l1, &l2);
     f32x8 u = divide(add(_mm256_cvtepi32_ps(ls->px), jx), fsplat((float)prm->width));
     f32x8 v = sub(fsplat(1.0f), divide(add(_mm256_cvtepi32_ps(ls->py), jy), fsplat((float)prm->height)));
@@ -382,6 +375,7 @@ typedef struct hit8 {
     u32x8 type;
     v3x8 albedo, emission;
     f32x8 roughness, ior;
+    f32x8 off_e; /* pw_sphere_offset_dist */
 } hit8;
 
 /* Rows r[0..7] of 8 floats each, transposed: column c of the rows in out[c]. */
@@ -422,6 +416,8 @@ static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u32x8 prim, f32x8
     f32x8 radius = _mm256_shuffle_ps(a1, a3, _MM_SHUFFLE(3, 2, 3, 2));
     h.p = v3x8_madd(ls->o, ls->d, t);
     h.ng = v3x8_scale(v3x8_sub(h.p, c), divide(fsplat(1.0f), radius));
+    f32x8 most = max8(max8(abs8(h.p.x), fsplat(0.5f)), max8(abs8(h.p.y), abs8(h.p.z)));
+    h.off_e = fma8(fsplat(0x1p-15f), most, mul(fsplat(0x1p-22f), radius)); /* pw_sphere_offset_dist */
     h.front = lt(v3x8_dot(ls->d, h.ng), fsplat(0.0f));
     /* pw_facing_normal: a sphere's shading normal is ng, so the test is the
      * same dot product (each term's product commutes exactly). */
@@ -472,7 +468,7 @@ static int toy_lights8(const pw_scene_view *s, const lanes8 *ls, const hit8 *h, 
         sr->d = cone8(v3x8_scale(to_c, divide(fsplat(1.0f), sqrt8(d2))), omc, u1, u2);
         f32x8 omega = mul(fsplat(2.0f * PW_PI), omc);
         pw_vec3 le = s->mats[s->sphere_mat[l.prim]].emission;
-        sr->o = offset_origin8(h->p, h->ng, sr->d);
+        sr->o = offset_sphere8(h->p, h->ng, h->off_e, sr->d);
         f32x8 fallback = sqrt8(max8(fsplat(0.0f), sub(d2, r2)));
         f32x8 t = sphere_t8(sr->o, sr->d, sp);
         sr->tmax = mul(sel(gt(t, fsplat(0.0f)), t, fallback), fsplat(0.9999f)); /* pw_shadow_tmax_sphere */
@@ -554,7 +550,7 @@ static f32x8 continue8(lanes8 *ls, const hit8 *h, v3x8 wi, f32x8 alive, const pw
     f32x8 specular = andnot8(ieq(h->type, isplat(PW_MAT_LAMBERT)), alive);
     u32x8 flags = isel(specular, isplat(PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION), _mm256_setzero_si256());
     ls->flags = isel(alive, flags, ls->flags);
-    ls->o = v3x8_sel(alive, offset_origin8(h->p, h->ng, wi), ls->o);
+    ls->o = v3x8_sel(alive, offset_sphere8(h->p, h->ng, h->off_e, wi), ls->o);
     ls->d = v3x8_sel(alive, wi, ls->d);
     ls->depth = _mm256_sub_epi32(ls->depth, _mm256_castps_si256(alive));
     f32x8 rr = and8(as_mask(_mm256_cmpgt_epi32(ls->depth, isplat(prm->rr_depth - 1u))), alive);
