@@ -24,7 +24,8 @@ PW_HD int pw_sphere_left_behind(float b, float cc) { return b < 0.0f && cc > 0.0
  * instructions. The root's square root and division are the GPU's
  * approximations (pw_sqrt_approx: exact on the host): t is then off by a
  * few ulps, where the offset of the next ray's origin off a sphere
- * (pw_sphere_offset_dist) is some 256, and the furnace tests still lose
+ * (pw_sphere_offset_dist) is some 256 ulps of the point's largest
+ * coordinate (2^-16 at least), and the furnace tests still lose
  * no path; the IEEE sequences were
  * 6.5% of toy's warp instructions, run by 6 lanes of 32 (toy +3%,
  * toy-small +5%, docs/PERFORMANCE.md). The test comes in steps, which

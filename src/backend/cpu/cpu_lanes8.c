@@ -420,7 +420,7 @@ static hit8 surface8(const pw_scene_view *s, const lanes8 *ls, u32x8 prim, f32x8
     h.off_e = fma8(fsplat(0x1p-15f), most, mul(fsplat(0x1p-22f), radius)); /* pw_sphere_offset_dist */
     h.front = lt(v3x8_dot(ls->d, h.ng), fsplat(0.0f));
     /* pw_facing_normal: a sphere's shading normal is ng, so the test is the
-     * same dot product (each term's product commutes exactly). */
+     * same dot product, d . ng, in the same order. */
     h.nl = v3x8_sel(h.front, h.ng, v3x8_neg(h.ng));
     const pw_material *mat[8];
     for (int k = 0; k < 8; k++) {
