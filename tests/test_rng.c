@@ -46,20 +46,30 @@ static void uniform(void **state)
     }
 }
 
-/* The two numbers of pw_rng_next2: each inside (0, 1) and uniform (the
+/* A pair of numbers of a path: from_key, the pixel's jitter (the path
+ * key's own bits, pw_rng_pair), else a draw of pw_rng_next2. */
+static void path_pair(uint32_t key, int from_key, float *a, float *b)
+{
+    pw_rng r = pw_rng_for_bounce(key, 2);
+    if (from_key)
+        pw_rng_pair(key, a, b);
+    else
+        pw_rng_next2(&r, a, b);
+}
+
+/* The two numbers of pw_rng_next2, and the pixel's jitter taken from the
+ * path key over consecutive pixels: each inside (0, 1) and uniform (the
  * tests of `uniform`), and the pair uniform on the square (a chi-square
  * over 16 x 16 cells; 99.99% quantile with 255 degrees of freedom: about
  * 346), in its lowest bits too (the same over the lowest 4 bits of each
  * number's 16), and uncorrelated (within 5 standard errors). */
-static void pairs_uniform(void **state)
+static void check_pairs(int from_key)
 {
-    (void)state;
     double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0, chi2 = 0.0, chi2_low = 0.0, expect = N_KEYS / 256.0;
     long cells[16][16] = {{0}}, low[16][16] = {{0}};
     for (uint32_t i = 0; i < N_KEYS; i++) {
-        pw_rng r = pw_rng_for_bounce(pw_path_key(7, i, 3), 2);
         float a, b;
-        pw_rng_next2(&r, &a, &b);
+        path_pair(pw_path_key(7, i, 3), from_key, &a, &b);
         assert_true(a > 0.0f && a < 1.0f && b > 0.0f && b < 1.0f);
         sa += a, sb += b, saa += (double)a * a, sbb += (double)b * b, sab += (double)a * b;
         cells[(int)(a * 16.0f)][(int)(b * 16.0f)]++;
@@ -72,14 +82,45 @@ static void pairs_uniform(void **state)
         }
     double ma = sa / N_KEYS, mb = sb / N_KEYS, va = saa / N_KEYS - ma * ma, vb = sbb / N_KEYS - mb * mb;
     double corr = (sab / N_KEYS - ma * mb) / sqrt(va * vb);
-    printf("pairs: means %.5f %.5f, variances %.5f %.5f, correlation %+.5f, chi-square %.1f over 16 x 16 cells, "
+    printf("%s: means %.5f %.5f, variances %.5f %.5f, correlation %+.5f, chi-square %.1f over 16 x 16 cells, "
            "%.1f over the low bits\n",
-           ma, mb, va, vb, corr, chi2, chi2_low);
+           from_key ? "jitter" : "pairs", ma, mb, va, vb, corr, chi2, chi2_low);
     assert_true(fabs(ma - 0.5) < 5.0 * sqrt(1.0 / 12.0 / N_KEYS) && fabs(mb - 0.5) < 5.0 * sqrt(1.0 / 12.0 / N_KEYS));
     assert_true(fabs(va - 1.0 / 12.0) < 5.0 * sqrt(1.0 / 180.0 / N_KEYS));
     assert_true(fabs(vb - 1.0 / 12.0) < 5.0 * sqrt(1.0 / 180.0 / N_KEYS));
     assert_true(fabs(corr) < 5.0 / sqrt((double)N_KEYS));
     assert_true(chi2 < 346.0 && chi2_low < 346.0);
+}
+
+static void pairs_uniform(void **state)
+{
+    (void)state;
+    check_pairs(0);
+    check_pairs(1);
+}
+
+/* The jitter, from the key's bits, against the path's draws that hash the
+ * key (the lens's pair at bounce 0, the first BSDF draw at bounce 1):
+ * correlations within 5 standard errors of 0, as in `independent`. */
+static void jitter_independent(void **state)
+{
+    (void)state;
+    for (int against = 0; against < 2; against++) {
+        double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+        for (uint32_t i = 0; i < N_KEYS; i++) {
+            uint32_t key = pw_path_key(11, i, 0);
+            float jx, jy, l1, l2;
+            pw_rng_pair(key, &jx, &jy);
+            pw_rng lens = pw_rng_for_bounce(key, 0);
+            pw_rng_next2(&lens, &l1, &l2);
+            double x = jx, y = against ? draw(key, 1, 0) : l1;
+            sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
+        }
+        double cov = sxy / N_KEYS - sx * sy / N_KEYS / N_KEYS;
+        double r = cov / sqrt((sxx / N_KEYS - sx * sx / N_KEYS / N_KEYS) * (syy / N_KEYS - sy * sy / N_KEYS / N_KEYS));
+        printf("jitter against %s: correlation %.5f\n", against ? "bounce 1's first draw" : "the lens", r);
+        assert_true(fabs(r) < 5.0 / sqrt((double)N_KEYS));
+    }
 }
 
 /* Every draw is the hash of key + d G, whichever way it was computed (the
@@ -153,6 +194,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(uniform),
         cmocka_unit_test(pairs_uniform),
+        cmocka_unit_test(jitter_independent),
         cmocka_unit_test(draws_are_hashes),
         cmocka_unit_test(independent),
         cmocka_unit_test(distinct_inputs),
