@@ -299,9 +299,15 @@ extern "C" int pw_cuda_usable(void)
  * docs/PERFORMANCE.md). At 4 samples a pixel and more 8x4 is as fast or
  * faster (toy-small at 32 spp: 26,150 against 24,300), and far larger
  * tiles make too few warps for a 1280x720 frame (toy 8,627 Mray/s with 8x4
- * tiles, 4,966 with 16x8). PATHWAVE_MEGA_TILE=WxH (powers of two, 32 to
- * 512 pixels; in a stream, 32 samples or more) sets another shape, for
- * tuning. A pool holds PW_POOL_ITEMS
+ * tiles, 4,966 with 16x8). From 17 samples a launch, 4x4: a pool then
+ * holds up to 32 samples of each pixel, and a warp waits for its last
+ * paths at the end of each pool, once a launch of 32 samples instead of
+ * twice (toy-small at 32 samples 41,140 Mray/s with 8x4 tiles, 42,480
+ * with 4x4 or 8x2, 41,700 with 8 pixels; at 64, 41,580 with 8x4 and
+ * 42,860 with 4x4; cornell 1080p at 32, 6,760 and 6,920; Sponza 1080p
+ * at 32, 9,100 and 10,810; docs/PERFORMANCE.md).
+ * PATHWAVE_MEGA_TILE=WxH (powers of two, 8 to 512 pixels; in a stream,
+ * 32 samples or more) sets another shape, for tuning. A pool holds PW_POOL_ITEMS
  * samples, 16 of each pixel of a 32-pixel tile (6 KB of radiance a warp;
  * 8 measured slower: rtiow's 10 samples a launch then took two pools,
  * 7,120 against 7,583 Mray/s, toy-small's 32 four, 27,060 against
@@ -309,7 +315,7 @@ extern "C" int pw_cuda_usable(void)
  * cache. */
 static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int streamed)
 {
-    unsigned w = spp <= 2 && !wide_bvh ? 16 : 8, h = 4, ew, eh;
+    unsigned w = spp <= 2 && !wide_bvh ? 16 : spp > 16 ? 4 : 8, h = 4, ew, eh;
     /* A stream's tiles hold 32 items, one a lane: 8x4 pixels at one sample
      * a pixel, 4x4 at two, 4x2 at four (toy at 4 samples: 8x4 tiles
      * 13,260 and 13,380 Mray/s, 4x4 13,896 and 13,964, 4x2 14,114 and
@@ -320,7 +326,7 @@ static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int str
         w = spp == 1 ? 8 : 4, h = spp == 4 ? 2 : 4;
     const char *e = getenv("PATHWAVE_MEGA_TILE");
     if (e && sscanf(e, "%ux%u", &ew, &eh) == 2 && ew && eh && !(ew & (ew - 1)) && !(eh & (eh - 1)) &&
-        ew * eh * (streamed ? spp : 1) >= 32 && ew * eh <= PW_POOL_ITEMS)
+        ew * eh * (streamed ? spp : 4) >= 32 && ew * eh <= PW_POOL_ITEMS)
         w = ew, h = eh;
     mega_tiles t;
     t.w_log2 = (uint32_t)__builtin_ctz(w);
