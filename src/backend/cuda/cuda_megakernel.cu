@@ -25,6 +25,13 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
     }
 }
 
+/* Blocks of four warps. With 4x4 tiles (toy-small) and the sphere-only
+ * kernels' block pools: toy-small 43,850 Mray/s with two warps, 44,050
+ * with four; rtiow 9,120 and 9,370; toy 21,640 and 21,830; the meshes
+ * within noise (docs/PERFORMANCE.md). Three warps ran slower. */
+#define MEGA_WARPS 4
+#define MEGA_WARPS_LOG2 2
+
 /* Kernel variants fix at compile time what a render does not change: the
  * light mode, whether rays go through the BVH or the flat sphere list, and
  * which BVH, binary or 4-wide (MEGA_ANY: read at run time). The code each variant does not need is
@@ -112,10 +119,21 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
 
     __shared__ uint32_t next_item[PW_CUDA_MAX_WARPS], ring[PW_CUDA_MAX_WARPS][4];
     /* A block's warps take tiles one above the other (with the default 8x4
-     * tiles and two warps, 8x8 pixels a block). */
+     * tiles and four warps, 8x16 pixels a block). */
     uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u;
     uint32_t tile_x = blockIdx.x % tiles.nx, tile_y = blockIdx.x / tiles.nx * (blockDim.x / 32u) + warp;
-    uint32_t npix = 1u << tiles.n_log2, per_chunk = tiles.chunk;
+    uint32_t per_chunk = tiles.chunk;
+    /* In the sphere-only kernels the block's warps draw their samples from
+     * one pool, of their tiles together (one tile MEGA_WARPS times as
+     * tall): the lanes wait for the pool's last paths once a block, not
+     * once a warp (toy-small 43,130 Mray/s to 43,850, rtiow 9,000 to 9,120
+     * with blocks of two warps; 43,210 to 44,050 and 9,010 to 9,370 with
+     * four). In the mesh kernels it won nothing (cornell, Sponza and the
+     * bunny within noise, the bunny perhaps 1% slower). */
+    int block_pool = !streamed && only == ONLY_SPHERES;
+    uint32_t n_log2 = tiles.n_log2 + (block_pool ? MEGA_WARPS_LOG2 : 0u), npix = 1u << n_log2;
+    if (block_pool)
+        tile_y = blockIdx.x / tiles.nx;
     /* Dynamic shared memory after the spheres: each warp's radiance, then
      * each warp's 32 shadow slots, which the toy kernels over the list and
      * the BVH deal their shadow rays through (pw_trace_shadows); in the
@@ -127,9 +145,9 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
      * with it (docs/PERFORMANCE.md). */
     pw_vec3 *radiance = (pw_vec3 *)((char *)pw_shared_spheres + flat_bytes);
     pw_shadow_slot *slots = (pw_shadow_slot *)(radiance + ((blockDim.x / 32u * per_chunk) << tiles.n_log2));
-    pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (tiles.n_log2 - tiles.w_log2),
-                           tiles.w_log2, tiles.n_log2, 0, 0, &next_item[warp],
-                           radiance + ((warp * per_chunk) << tiles.n_log2),
+    pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (n_log2 - tiles.w_log2),
+                           tiles.w_log2, n_log2, 0, 0, &next_item[block_pool ? 0u : warp],
+                           radiance + (block_pool ? 0u : (warp * per_chunk) << tiles.n_log2),
                            light_mode == PW_LIGHT_MODE_TOY && list != PW_FLAT_GROUPS ? slots + 32u * warp : NULL,
                            NULL, NULL, 0, 0, 0, NULL, 0};
     /* Tiles inside the image skip the pixel test in the sphere-only
@@ -137,7 +155,7 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
      * mesh kernels the flag cost the 4-wide BVH's 32 bytes more spill
      * loads (docs/PERFORMANCE.md), so there it is a literal 0. */
     pool.whole = only == ONLY_SPHERES && pool.x0 + (1u << tiles.w_log2) <= prm.width &&
-                 pool.y0 + (1u << (tiles.n_log2 - tiles.w_log2)) <= prm.height;
+                 pool.y0 + (1u << (n_log2 - tiles.w_log2)) <= prm.height;
     if (streamed) {
         pool.ring = ring[warp];
         pool.next_tile = tiles.next_tile;
@@ -151,29 +169,40 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     for (uint32_t done = 0; done < spp && (streamed || pool.y0 < prm.height); done += per_chunk) {
         pool.first = sample_base + done;
         pool.spp = min(spp - done, per_chunk);
-        if (lane == 0) {
-            next_item[warp] = 0;
-            if (streamed)
-                ring[warp][0] = pw_pool_fetch_tile(&pool);
+        if (block_pool) {
+            if (threadIdx.x == 0)
+                next_item[0] = 0;
+            __syncthreads();
+        } else {
+            if (lane == 0) {
+                next_item[warp] = 0;
+                if (streamed)
+                    ring[warp][0] = pw_pool_fetch_tile(&pool);
+            }
+            __syncwarp();
         }
-        __syncwarp();
         pw_path_trace_pool(view, &prm, &pool, split, kinds, &ext, &shadow);
-        __syncwarp();
         if (streamed)
             break;
-        for (uint32_t j = lane; j < npix; j += 32u) {
+        uint32_t first = block_pool ? threadIdx.x : lane, step = block_pool ? blockDim.x : 32u;
+        if (block_pool)
+            __syncthreads();
+        else
+            __syncwarp();
+        for (uint32_t j = first; j < npix; j += step) {
             uint32_t x = pw_pool_x(&pool, j), y = pw_pool_y(&pool, j);
             if (x >= prm.width || y >= prm.height)
                 continue;
             add_samples(sum + 3 * ((size_t)y * prm.width + x), pool.radiance + j, npix, pool.spp);
         }
-        __syncwarp();
+        if (block_pool)
+            __syncthreads();
+        else
+            __syncwarp();
     }
     count_rays(counters, ext, shadow);
 }
 
-/* Blocks of two warps (measured best as 8x8 pixel blocks, docs/PERFORMANCE.md). */
-#define MEGA_WARPS 2
 
 /* __launch_bounds__(256, 4): 4 blocks of 256 threads resident per SM, so
  * at most 64 registers a thread and 50% occupancy (the launches use blocks
