@@ -345,14 +345,14 @@ extern "C" int pw_cuda_usable(void)
 static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int streamed)
 {
     unsigned w = spp <= 2 && !wide_bvh ? 16 : spp > 16 ? 4 : 8, h = 4, ew, eh;
-    /* A stream's tiles hold 32 items, one a lane: 8x4 pixels at one sample
-     * a pixel, 4x4 at two, 4x2 at four (toy at 4 samples: 8x4 tiles
-     * 13,260 and 13,380 Mray/s, 4x4 13,896 and 13,964, 4x2 14,114 and
-     * 14,050; cornell at 1: 16x4 5,537 and 5,610, 8x4 5,719 and 5,698).
-     * The smaller the tiles, the less work the last tiles of a frame hold,
-     * and the sooner all SMs are done (docs/PERFORMANCE.md). */
+    /* A stream's tiles: 8x4 pixels at one sample a pixel, 4x4 at two,
+     * 8x2 at four. Small tiles leave the last tiles of a frame little
+     * work, and all SMs are done sooner (cornell at 1: 16x4 5,537 and
+     * 5,610 Mray/s, 8x4 5,719 and 5,698); at four samples, with blocks of
+     * four warps, 8x2's 64 items beat 4x2's 32 (toy 22,060 against
+     * 22,390; 4x4 22,280, 8x4 21,280; docs/PERFORMANCE.md). */
     if (streamed)
-        w = spp == 1 ? 8 : 4, h = spp == 4 ? 2 : 4;
+        w = spp == 2 ? 4 : 8, h = spp == 4 ? 2 : 4;
     const char *e = getenv("PATHWAVE_MEGA_TILE");
     if (e && sscanf(e, "%ux%u", &ew, &eh) == 2 && ew && eh && !(ew & (ew - 1)) && !(eh & (eh - 1)) &&
         ew * eh * (streamed ? spp : 4) >= 32 && ew * eh <= PW_POOL_ITEMS)
