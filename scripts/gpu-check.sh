@@ -85,14 +85,21 @@ for tool in racecheck synccheck; do
         $PW render toy --backend cuda-wave --width 256 --height 256 --spp 2 --max-depth 3 -q -o "$OUT/$tool-wave-loop.png"
 done
 # The megakernel's warps share a sample pool and its radiance in shared
-# memory: racecheck and synccheck on a render that hands samples out
-# (4 a pixel in one launch) through the sphere groups (toy) and the list
-# (toy-small).
-for s in toy toy-small; do
-    step racecheck-$s compute-sanitizer --tool racecheck --error-exitcode 1 \
-        $PW bench $s --backend cuda-mega --width 32 --height 16 --spp-per-frame 4 --frames 1
-    step synccheck-$s compute-sanitizer --tool synccheck --error-exitcode 1 \
-        $PW bench $s --backend cuda-mega --width 32 --height 16 --spp-per-frame 4 --frames 1
+# memory (a warp's, or in the sphere-only kernels a block's): racecheck
+# and synccheck on renders that hand samples out: 4 a pixel in one launch
+# through the sphere groups as a stream of tiles (toy) and tile by tile
+# (toy-tiles), and 40 a pixel through the list (toy-small: 4x4 tiles,
+# pools of 32 and 8 samples, blocks cut by the image's edges).
+for s in toy toy-tiles toy-small; do
+    case $s in
+    toy) args="toy --width 32 --height 16 --spp-per-frame 4" env="" ;;
+    toy-tiles) args="toy --width 32 --height 16 --spp-per-frame 4" env="PATHWAVE_MEGA_STREAM=0" ;;
+    toy-small) args="toy-small --width 18 --height 12 --spp-per-frame 40" env="" ;;
+    esac
+    for tool in racecheck synccheck; do
+        step $tool-$s env $env compute-sanitizer --tool $tool --error-exitcode 1 \
+            $PW bench $args --backend cuda-mega --frames 1
+    done
 done
 step bad-input-missing fails_with "no-such.obj" $PW render no-such.obj --backend cuda-mega -o "$OUT/x.png"
 step bad-input-size fails_with "40000" $PW render toy --backend cuda-mega --width 40000 -o "$OUT/x.png"

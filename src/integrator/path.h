@@ -384,7 +384,7 @@ PW_HD void pw_pixel_add_atomic(float *sum, uint32_t pixel, pw_vec3 L)
 typedef struct pw_sample_pool {
     uint32_t x0, y0, w_log2, n_log2; /* the pixels */
     uint32_t first, spp;             /* the samples of each */
-    uint32_t *next;                  /* items handed out (GPU: shared by the warp) */
+    uint32_t *next;                  /* items handed out (GPU: shared by the warp, or the block) */
     pw_vec3 *radiance;               /* per item (a stream: per sample of the launch, or NULL) */
     pw_shadow_slot *shadow_slots;    /* GPU: 32 a warp, for pw_trace_shadows; host: NULL */
     /* GPU only, a stream of tiles (NULL ring: the one tile above). */
@@ -493,7 +493,8 @@ PW_HD int pw_path_step(const pw_scene_view *s, const pw_render_params *prm, pw_p
     return alive;
 }
 
-/* The most items one pool holds (callers go through longer runs of samples in pieces). */
+/* The most items one tile's pool holds (callers go through longer runs of
+ * samples in pieces; a GPU block pool holds its warps' tiles together). */
 #define PW_POOL_ITEMS 512
 
 PW_HD uint32_t pw_pool_take(const pw_sample_pool *pool)
@@ -602,7 +603,8 @@ PW_HD void pw_pool_store(const pw_sample_pool *pool, const pw_render_params *prm
  * prm->split: with a literal 1 the compiler drops the splitting code, which
  * otherwise costs registers on the GPU even when unused), with materials of
  * kinds (likewise a literal): what the CPU and CUDA megakernels run. On the
- * GPU every lane of the warp calls it with the same pool.
+ * GPU every lane of the warp (or of the block, for a block's pool) calls
+ * it with the same pool.
  *
  * Path regeneration: when a path ends, the next pass of the loop begins
  * the next item, so on the GPU a lane whose path died early starts a new
@@ -699,7 +701,7 @@ PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *pr
  * added to *sum one by one in sample order, as on every backend, so that
  * the sums round alike (arguments as for pw_path_trace_pool). Host only
  * (no PW_HD): its pool counter lives on the stack, which the GPU's pools,
- * shared by a warp through atomics, must not do. */
+ * shared by a warp or a block through atomics, must not do. */
 static inline void pw_path_trace_pixel(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
                                        uint32_t first, uint32_t spp, uint32_t split, uint32_t kinds, pw_vec3 *sum,
                                        uint32_t *ext_rays, uint32_t *shadow_rays)

@@ -519,9 +519,10 @@ static uint32_t mega_stream_launches(pw_scene *s, const gpu_case *c)
  * megakernel of toy and of small meshes as a stream of tiles (one sample a
  * pixel added to the image at once; two or four gathered afterwards): the
  * images must agree with the CPU's, and with the wavefront's to the bit,
- * with the default tiles of 32 samples and with larger ones (16x4 pixels:
- * the next tile fetched within a tile, not at its first sample). An image
- * of partial tiles runs tile by tile. */
+ * with the default tiles (32 samples at one or two a pixel, 64 at four:
+ * the next tile fetched within a tile, not at its first sample) and with
+ * larger ones (16x4 pixels). An image of partial tiles runs tile by
+ * tile. */
 static void test_agree_streams(void **state)
 {
     (void)state;
@@ -546,6 +547,29 @@ static void test_agree_streams(void **state)
         assert_int_equal(mega_stream_launches(s, &partial), 0);
         pw_scene_free(s);
     }
+}
+
+/* The sphere-only megakernels share one pool of samples among a block's
+ * warps, over their four tiles (4x4 pixels each from 17 samples a pixel a
+ * launch): at 40 samples a pixel in one call, pools of 32 and then 8
+ * samples of each pixel, over a 97x61 image whose right and bottom blocks
+ * are cut by its edges, through the sphere list without light sampling
+ * (toy-small), the BVH (rtiow) and the list with the toy estimator's
+ * shadow slots (eight lights, 14 spheres). */
+static void test_agree_block_pools(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    pw_scene *s = builtin("toy-small");
+    check_agreement("toy-small 97x61, 40 spp", s, 97, 61, 40);
+    pw_scene_free(s);
+    s = builtin("rtiow");
+    check_agreement("rtiow 97x61, 40 spp", s, 97, 61, 40);
+    pw_scene_free(s);
+    s = test_scene_eight_toy_lights(14);
+    check_agreement("eight toy lights, 14 spheres, 97x61, 40 spp", s, 97, 61, 40);
+    pw_scene_free(s);
 }
 
 /* With almost all device memory taken, a big render must fail with a clear
@@ -584,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_rays_mega_equal_wave),
         cmocka_unit_test(test_agree_partial_tiles_and_calls),
         cmocka_unit_test_teardown(test_agree_streams, unset_debug_switches),
+        cmocka_unit_test(test_agree_block_pools),
         cmocka_unit_test(test_agree_waves_in_turn),
         cmocka_unit_test(test_agree_half_waves),
         cmocka_unit_test(test_agree_envmap),

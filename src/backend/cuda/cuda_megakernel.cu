@@ -1,5 +1,6 @@
 /* CUDA megakernel: each thread walks whole paths, one after another, taking
- * its samples from its warp's pool of the tile's pixels (or, in a stream of
+ * its samples from its warp's pool of the tile's pixels (in the sphere-only
+ * kernels its block's pool, of the block's four tiles; in a stream of
  * tiles, of tile after tile), through the same path loop as the CPU backend
  * (pw_path_trace_pool). Accumulation stays on the device until the image
  * is read. */
@@ -31,6 +32,7 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
  * within noise (docs/PERFORMANCE.md). Three warps ran slower. */
 #define MEGA_WARPS 4
 #define MEGA_WARPS_LOG2 2
+static_assert(MEGA_WARPS == 1 << MEGA_WARPS_LOG2, "MEGA_WARPS_LOG2 is the log2 of MEGA_WARPS");
 
 /* Kernel variants fix at compile time what a render does not change: the
  * light mode, whether rays go through the BVH or the flat sphere list, and
@@ -48,7 +50,8 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 #define ONLY_TRIANGLES 2
 
 /* Each warp renders one tile of pixels, 2^w_log2 wide and 2^n_log2 in
- * all (32 to PW_POOL_ITEMS), tile after tile across the image (tile_shape). */
+ * all (8 to PW_POOL_ITEMS), tile after tile across the image (tile_shape);
+ * a block's warps, tiles one above the other. */
 typedef struct mega_tiles {
     uint32_t w_log2, n_log2, nx; /* nx: tiles across the image */
     uint32_t chunk;              /* samples of each pixel in one pool */
@@ -74,7 +77,8 @@ __device__ static void add_samples(float *px, const pw_vec3 *radiance, size_t st
 
 /* One warp's tile, spp samples of each of its pixels (samples sample_base
  * ...), with path regeneration from the warp's sample pool
- * (pw_path_trace_pool): a lane whose path ends takes the warp's next
+ * (pw_path_trace_pool; in the sphere-only kernels the block's pool, of
+ * its warps' tiles together): a lane whose path ends takes the pool's next
  * unstarted sample, of any pixel of the tile, so the warp waits only for
  * the last paths begun, not for the lane whose pixel had the longest ones
  * (with one sample per pixel and launch there is nothing to hand out, and
@@ -120,21 +124,21 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     __shared__ uint32_t next_item[PW_CUDA_MAX_WARPS], ring[PW_CUDA_MAX_WARPS][4];
     /* A block's warps take tiles one above the other (with the default 8x4
      * tiles and four warps, 8x16 pixels a block). */
-    uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u;
-    uint32_t tile_x = blockIdx.x % tiles.nx, tile_y = blockIdx.x / tiles.nx * (blockDim.x / 32u) + warp;
-    uint32_t per_chunk = tiles.chunk;
     /* In the sphere-only kernels the block's warps draw their samples from
      * one pool, of their tiles together (one tile MEGA_WARPS times as
-     * tall): the lanes wait for the pool's last paths once a block, not
-     * once a warp (toy-small 43,130 Mray/s to 43,850, rtiow 9,000 to 9,120
-     * with blocks of two warps; 43,210 to 44,050 and 9,010 to 9,370 with
-     * four). In the mesh kernels it won nothing (cornell, Sponza and the
-     * bunny within noise, the bunny perhaps 1% slower). */
+     * tall, launched in blocks of MEGA_WARPS warps): the lanes wait for the
+     * pool's last paths once a block, not once a warp (toy-small 43,130
+     * Mray/s to 43,850, rtiow 9,000 to 9,120 with blocks of two warps;
+     * 43,210 to 44,050 and 9,010 to 9,370 with four). In the mesh kernels
+     * it won nothing (cornell, Sponza and the bunny within noise, the bunny
+     * perhaps 1% slower). */
     int block_pool = !streamed && only == ONLY_SPHERES;
+    uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u, tile_x = blockIdx.x % tiles.nx;
+    uint32_t tile_y = block_pool ? blockIdx.x / tiles.nx : blockIdx.x / tiles.nx * MEGA_WARPS + warp;
+    uint32_t per_chunk = tiles.chunk;
     uint32_t n_log2 = tiles.n_log2 + (block_pool ? MEGA_WARPS_LOG2 : 0u), npix = 1u << n_log2;
-    if (block_pool)
-        tile_y = blockIdx.x / tiles.nx;
-    /* Dynamic shared memory after the spheres: each warp's radiance, then
+    /* Dynamic shared memory after the spheres: each warp's radiance (or,
+     * in one piece of the same size, the block pool's), then
      * each warp's 32 shadow slots, which the toy kernels over the list and
      * the BVH deal their shadow rays through (pw_trace_shadows); in the
      * others NULL is a literal, the code that deals them compiles away and
@@ -144,7 +148,7 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
      * out cost more than it saved: toy 12,770 Mray/s without it, 11,770
      * with it (docs/PERFORMANCE.md). */
     pw_vec3 *radiance = (pw_vec3 *)((char *)pw_shared_spheres + flat_bytes);
-    pw_shadow_slot *slots = (pw_shadow_slot *)(radiance + ((blockDim.x / 32u * per_chunk) << tiles.n_log2));
+    pw_shadow_slot *slots = (pw_shadow_slot *)(radiance + ((MEGA_WARPS * per_chunk) << tiles.n_log2));
     pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (n_log2 - tiles.w_log2),
                            tiles.w_log2, n_log2, 0, 0, &next_item[block_pool ? 0u : warp],
                            radiance + (block_pool ? 0u : (warp * per_chunk) << tiles.n_log2),
@@ -184,7 +188,7 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
         pw_path_trace_pool(view, &prm, &pool, split, kinds, &ext, &shadow);
         if (streamed)
             break;
-        uint32_t first = block_pool ? threadIdx.x : lane, step = block_pool ? blockDim.x : 32u;
+        uint32_t first = block_pool ? threadIdx.x : lane, step = block_pool ? 32u * MEGA_WARPS : 32u;
         if (block_pool)
             __syncthreads();
         else
@@ -202,7 +206,6 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     }
     count_rays(counters, ext, shadow);
 }
-
 
 /* __launch_bounds__(256, 4): 4 blocks of 256 threads resident per SM, so
  * at most 64 registers a thread and 50% occupancy (the launches use blocks
@@ -325,8 +328,8 @@ extern "C" int pw_cuda_usable(void)
  * scenes and small meshes gained 5-7% (cornell 1080p at 1 spp 4,866 to
  * 5,179 Mray/s, toy at 1 spp 7,090 to 7,502), where the kernels over the
  * 4-wide BVH lost 10-24% (sponza, bunny, bunnies-mixed:16;
- * docs/PERFORMANCE.md). At 4 samples a pixel and more 8x4 is as fast or
- * faster (toy-small at 32 spp: 26,150 against 24,300), and far larger
+ * docs/PERFORMANCE.md). At 4 samples a pixel and more 8x4 is as fast as
+ * 16x4 or faster (toy-small at 32 spp: 26,150 against 24,300), and far larger
  * tiles make too few warps for a 1280x720 frame (toy 8,627 Mray/s with 8x4
  * tiles, 4,966 with 16x8). From 17 samples a launch, 4x4: a pool then
  * holds up to 32 samples of each pixel, and a warp waits for its last
@@ -336,8 +339,9 @@ extern "C" int pw_cuda_usable(void)
  * 42,860 with 4x4; cornell 1080p at 32, 6,760 and 6,920; Sponza 1080p
  * at 32, 9,100 and 10,810; docs/PERFORMANCE.md).
  * PATHWAVE_MEGA_TILE=WxH (powers of two, 8 to 512 pixels; in a stream,
- * 32 samples or more) sets another shape, for tuning. A pool holds PW_POOL_ITEMS
- * samples, 16 of each pixel of a 32-pixel tile (6 KB of radiance a warp;
+ * 32 samples or more) sets another shape, for tuning. A warp's pool holds
+ * PW_POOL_ITEMS samples, 16 of each pixel of a 32-pixel tile (6 KB of
+ * radiance a warp; a block pool MEGA_WARPS times that, 24 KB;
  * 8 measured slower: rtiow's 10 samples a launch then took two pools,
  * 7,120 against 7,583 Mray/s, toy-small's 32 four, 27,060 against
  * 27,440): its radiance takes shared memory, which comes out of the L1
@@ -349,13 +353,13 @@ static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int str
      * 8x2 at four. Small tiles leave the last tiles of a frame little
      * work, and all SMs are done sooner (cornell at 1: 16x4 5,537 and
      * 5,610 Mray/s, 8x4 5,719 and 5,698); at four samples, with blocks of
-     * four warps, 8x2's 64 items beat 4x2's 32 (toy 22,060 against
-     * 22,390; 4x4 22,280, 8x4 21,280; docs/PERFORMANCE.md). */
+     * four warps, 8x2's 64 items beat 4x2's 32 (toy 22,390 Mray/s against
+     * 22,060; 4x4 22,280, 8x4 21,280; docs/PERFORMANCE.md). */
     if (streamed)
         w = spp == 2 ? 4 : 8, h = spp == 4 ? 2 : 4;
     const char *e = getenv("PATHWAVE_MEGA_TILE");
     if (e && sscanf(e, "%ux%u", &ew, &eh) == 2 && ew && eh && !(ew & (ew - 1)) && !(eh & (eh - 1)) &&
-        ew * eh * (streamed ? spp : 4) >= 32 && ew * eh <= PW_POOL_ITEMS)
+        (streamed ? ew * eh * spp >= 32 : ew * eh >= 8) && ew * eh <= PW_POOL_ITEMS)
         w = ew, h = eh;
     mega_tiles t;
     t.w_log2 = (uint32_t)__builtin_ctz(w);
@@ -536,10 +540,11 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     uint32_t tile_h = 1u << (tiles.n_log2 - tiles.w_log2), ny = (r->params.height + tile_h - 1) / tile_h;
     uint32_t n_blocks = tiles.nx * ((ny + MEGA_WARPS - 1) / MEGA_WARPS);
     /* Dynamic shared memory: the spheres of a flat scene, then each warp's
-     * pool of radiance, then, for the toy kernels that deal shadow rays,
-     * each warp's shadow slots (mega_tile). Only they use slots, and the
-     * 1,792 bytes would cost the others resident blocks at 16 samples a
-     * pixel and more. A stream's radiance goes to device memory. */
+     * pool of radiance (or the block pool's, of the same size), then, for
+     * the toy kernels that deal shadow rays, each warp's shadow slots
+     * (mega_tile). Only they use slots, and the 3,584 bytes a block would
+     * cost the others resident blocks at 16 samples a pixel and more. A
+     * stream's radiance goes to device memory. */
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     if (streamed) {
         tiles.n_tiles = tiles.nx * ny;
