@@ -561,15 +561,14 @@ static void test_agree_block_pools(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    pw_scene *s = builtin("toy-small");
-    check_agreement("toy-small 97x61, 40 spp", s, 97, 61, 40);
-    pw_scene_free(s);
-    s = builtin("rtiow");
-    check_agreement("rtiow 97x61, 40 spp", s, 97, 61, 40);
-    pw_scene_free(s);
-    s = test_scene_eight_toy_lights(14);
-    check_agreement("eight toy lights, 14 spheres, 97x61, 40 spp", s, 97, 61, 40);
-    pw_scene_free(s);
+    const char *names[3] = {"toy-small", "rtiow", "eight toy lights, 14 spheres"};
+    for (int i = 0; i < 3; i++) {
+        pw_scene *s = i < 2 ? builtin(names[i]) : test_scene_eight_toy_lights(14);
+        char name[80];
+        snprintf(name, sizeof name, "%s, 97x61, 40 spp", names[i]);
+        check_agreement(name, s, 97, 61, 40);
+        pw_scene_free(s);
+    }
 }
 
 /* With almost all device memory taken, a big render must fail with a clear

@@ -75,6 +75,15 @@ __device__ static void add_samples(float *px, const pw_vec3 *radiance, size_t st
     px[0] = acc.x, px[1] = acc.y, px[2] = acc.z;
 }
 
+/* Waits for the threads that share a sample pool: the block's, or the warp's. */
+__device__ __forceinline__ static void pool_barrier(int block)
+{
+    if (block)
+        __syncthreads();
+    else
+        __syncwarp();
+}
+
 /* One warp's tile, spp samples of each of its pixels (samples sample_base
  * ...), with path regeneration from the warp's sample pool
  * (pw_path_trace_pool; in the sphere-only kernels the block's pool, of
@@ -123,8 +132,8 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
 
     __shared__ uint32_t next_item[PW_CUDA_MAX_WARPS], ring[PW_CUDA_MAX_WARPS][4];
     /* A block's warps take tiles one above the other (with the default 8x4
-     * tiles and four warps, 8x16 pixels a block). */
-    /* In the sphere-only kernels the block's warps draw their samples from
+     * tiles and four warps, 8x16 pixels a block). In the sphere-only
+     * kernels the block's warps draw their samples from
      * one pool, of their tiles together (one tile MEGA_WARPS times as
      * tall, launched in blocks of MEGA_WARPS warps): the lanes wait for the
      * pool's last paths once a block, not once a warp (toy-small 43,130
@@ -173,36 +182,26 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     for (uint32_t done = 0; done < spp && (streamed || pool.y0 < prm.height); done += per_chunk) {
         pool.first = sample_base + done;
         pool.spp = min(spp - done, per_chunk);
-        if (block_pool) {
-            if (threadIdx.x == 0)
-                next_item[0] = 0;
-            __syncthreads();
-        } else {
-            if (lane == 0) {
-                next_item[warp] = 0;
-                if (streamed)
-                    ring[warp][0] = pw_pool_fetch_tile(&pool);
-            }
-            __syncwarp();
+        /* The pool's counter is reset by one thread of those that share it;
+         * the barrier after the pool's paths orders that reset, and the next
+         * pool's radiance, after this pool's sums. */
+        if (block_pool ? threadIdx.x == 0 : lane == 0) {
+            next_item[block_pool ? 0u : warp] = 0;
+            if (streamed)
+                ring[warp][0] = pw_pool_fetch_tile(&pool);
         }
+        pool_barrier(block_pool);
         pw_path_trace_pool(view, &prm, &pool, split, kinds, &ext, &shadow);
         if (streamed)
             break;
+        pool_barrier(block_pool);
         uint32_t first = block_pool ? threadIdx.x : lane, step = block_pool ? 32u * MEGA_WARPS : 32u;
-        if (block_pool)
-            __syncthreads();
-        else
-            __syncwarp();
         for (uint32_t j = first; j < npix; j += step) {
             uint32_t x = pw_pool_x(&pool, j), y = pw_pool_y(&pool, j);
             if (x >= prm.width || y >= prm.height)
                 continue;
             add_samples(sum + 3 * ((size_t)y * prm.width + x), pool.radiance + j, npix, pool.spp);
         }
-        if (block_pool)
-            __syncthreads();
-        else
-            __syncwarp();
     }
     count_rays(counters, ext, shadow);
 }
