@@ -34,14 +34,14 @@ typedef double (*radiance_fn)(const void *ctx, pw_vec3 o, pw_vec3 d, int channel
 static double *expected_image(const pw_scene *s, int w, int h, radiance_fn f, const void *ctx)
 {
     pw_camera cam = pw_camera_make(&s->cam, (float)w / (float)h);
+    pw_camera_set_raster(&cam, (uint32_t)w, (uint32_t)h);
     double *e = calloc((size_t)w * h * 3, sizeof *e);
     for (int py = 0; py < h; py++)
         for (int px = 0; px < w; px++)
             for (int sy = 0; sy < 4; sy++)
                 for (int sx = 0; sx < 4; sx++) {
-                    float u = ((float)px + (sx + 0.5f) / 4.0f) / (float)w;
-                    float v = 1.0f - ((float)py + (sy + 0.5f) / 4.0f) / (float)h;
-                    pw_ray r = pw_camera_ray(&cam, u, v, 0.5f, 0.5f);
+                    float x = (float)px + (sx + 0.5f) / 4.0f, y = (float)py + (sy + 0.5f) / 4.0f;
+                    pw_ray r = pw_camera_ray(&cam, x, y, 0.5f, 0.5f);
                     for (int c = 0; c < 3; c++)
                         e[3 * ((size_t)py * w + px) + c] += f(ctx, r.o, r.d, c) / 16.0;
                 }

@@ -4,6 +4,7 @@
  * value and leaves the old camera in place, and a camera turned to the sky
  * sees exactly the sky's analytic radiance. */
 #include "test_render_util.h"
+#include "shade/camera.h"
 
 static pw_scene *builtin(const char *name)
 {
@@ -60,6 +61,43 @@ static void set_camera_drives_the_rays(void **state)
     assert_float_equal(cam.lens_radius, 0.25f, 0.0f);
     assert_float_equal(v3_len(cam.vertical), 2.0f * 2.0f, 1e-5f); /* 2 tan(45 deg) x focus 2 */
     assert_float_equal(cam.lower_left.z, 1.0f - 2.0f, 1e-5f);     /* the plane at the focus distance */
+    pw_scene_free(s);
+}
+
+/* A render's raster on the image plane (pw_camera_set_raster): raster
+ * point (x, y) lies at lower_left + (x / W) horizontal + (1 - y / H)
+ * vertical, so pixel (0, 0) is the top-left one; the image's centre looks
+ * along -w; and a thin lens moves a ray's origin by at most its radius,
+ * within the plane of u and v, while the ray still passes through the
+ * raster point on the plane of focus. */
+static void raster_places_pixels_on_the_image_plane(void **state)
+{
+    (void)state;
+    pw_scene *s = builtin("toy-small");
+    const uint32_t W = 320, H = 180;
+    pw_camera cam = pw_scene_host_view(s, (float)W / (float)H).cam;
+    pw_camera_set_raster(&cam, W, H);
+    const float pts[][2] = {{0, 0}, {320, 0}, {0, 180}, {320, 180}, {160, 90}, {17.25f, 133.5f}};
+    for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+        float x = pts[k][0], y = pts[k][1];
+        pw_vec3 want = v3_add(cam.lower_left, v3_add(v3_scale(cam.horizontal, x / (float)W),
+                                                     v3_scale(cam.vertical, 1.0f - y / (float)H)));
+        pw_ray r = pw_camera_ray(&cam, x, y, 0.3f, 0.7f);
+        /* t along the ray to the plane of focus: the origin's distance to it over d's cosine with -w */
+        float t = v3_dot(v3_sub(cam.lower_left, r.o), cam.w) / v3_dot(r.d, cam.w);
+        pw_vec3 got = v3_add(r.o, v3_scale(r.d, t)), off = v3_sub(r.o, cam.origin);
+        if (v3_len(v3_sub(got, want)) > 1e-4f * v3_len(cam.horizontal))
+            fail_msg("raster (%g, %g): the ray meets the focus plane at (%g, %g, %g), not (%g, %g, %g)", x, y, got.x,
+                     got.y, got.z, want.x, want.y, want.z);
+        if (v3_len(off) > cam.lens_radius * 1.0001f || fabsf(v3_dot(off, cam.w)) > 1e-6f)
+            fail_msg("raster (%g, %g): origin %g off the lens centre (radius %g), %g along w", x, y, v3_len(off),
+                     cam.lens_radius, v3_dot(off, cam.w));
+    }
+    pw_camera pin = cam;
+    pin.lens_radius = 0.0f;
+    pw_ray c = pw_camera_ray(&pin, 160.0f, 90.0f, 0.3f, 0.7f);
+    assert_true(v3_len(v3_sub(c.o, cam.origin)) == 0.0f);
+    assert_true(v3_dot(c.d, cam.w) < -0.99999f);
     pw_scene_free(s);
 }
 
@@ -139,6 +177,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(builtin_camera_reads_back),
         cmocka_unit_test(set_camera_drives_the_rays),
+        cmocka_unit_test(raster_places_pixels_on_the_image_plane),
         cmocka_unit_test(bad_cameras_are_refused),
         cmocka_unit_test(camera_turned_to_the_sky_sees_sky),
     };

@@ -216,7 +216,8 @@ static double matched_transmission(double cos_i, double alpha)
     return (1.0 + lambda) / (1.0 + 2.0 * lambda);
 }
 
-/* What one sample of the camera ray through image point (u, v) gives for
+/* What one sample of the camera ray through image point (u, v) (a raster
+ * of one pixel: (0, 0) the top-left corner, (1, 1) the bottom-right) gives for
  * the index-matched sphere: the ray goes straight through, entering and
  * leaving at the same angle (a chord of a sphere), so T^2; 1 if it misses. */
 static double matched_sample(const pw_camera *cam, float u, float v, double alpha)
@@ -266,8 +267,8 @@ static void rough_index_matched_sphere(void **state)
             double y0 = (double)py / H - 0.5, y1 = (double)(py + 1) / H - 0.5;
             double nx = x0 > 0 ? x0 : (x1 < 0 ? x1 : 0), ny = y0 > 0 ? y0 : (y1 < 0 ? y1 : 0);
             double fx = fabs(x0) > fabs(x1) ? x0 : x1, fy = fabs(y0) > fabs(y1) ? y0 : y1;
-            double near = matched_sample(&cam, (float)(0.5 + nx), (float)(0.5 - ny), alpha);
-            double far = matched_sample(&cam, (float)(0.5 + fx), (float)(0.5 - fy), alpha);
+            double near = matched_sample(&cam, (float)(0.5 + nx), (float)(0.5 + ny), alpha);
+            double far = matched_sample(&cam, (float)(0.5 + fx), (float)(0.5 + fy), alpha);
             double lo = far, hi = near;
             if (far == 1.0 && near < 1.0) { /* the pixel reaches the silhouette */
                 lo = 0.25;

@@ -141,9 +141,7 @@ PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm,
     float jx, jy, l1, l2;
     pw_rng_pair(p.key, &jx, &jy);
     pw_rng_next2(&rng, &l1, &l2);
-    float u = pw_div_approx((float)px + jx, (float)prm->width);
-    float v = 1.0f - pw_div_approx((float)py + jy, (float)prm->height);
-    p.ray = pw_camera_ray(&s->cam, u, v, l1, l2);
+    p.ray = pw_camera_ray(&s->cam, (float)px + jx, (float)py + jy, l1, l2);
     p.beta = v3s(1.0f);
     p.L = v3s(0.0f);
     p.prev_pdf = 0.0f;

@@ -567,7 +567,17 @@ pw_camera pw_camera_make(const pw_camera_desc *d, float aspect)
     c.horizontal = v3_scale(c.u, 2.0f * half_w * focus);
     c.vertical = v3_scale(c.v, 2.0f * half_h * focus);
     c.lens_radius = d->aperture / 2.0f;
+    pw_camera_set_raster(&c, 1, 1);
     return c;
+}
+
+void pw_camera_set_raster(pw_camera *c, uint32_t width, uint32_t height)
+{
+    c->corner = v3_add(c->lower_left, c->vertical);
+    c->pixel_dx = v3_scale(c->horizontal, (float)(1.0 / width));
+    c->pixel_dy = v3_scale(c->vertical, (float)(-1.0 / height));
+    c->lens_u = v3_scale(c->u, c->lens_radius);
+    c->lens_v = v3_scale(c->v, c->lens_radius);
 }
 
 /* A constant or gradient sky folded into sky_mid + sky_slope d.y

@@ -150,6 +150,9 @@ int pw_material_set_map(pw_material *m, enum pw_map map, uint32_t tex);
 pw_status pw_scene_prepare(pw_scene *s, int threads);
 /* Camera for an image of the given aspect ratio. */
 pw_camera pw_camera_make(const pw_camera_desc *d, float aspect);
+/* Sets the camera's raster fields for a render of width x height pixels
+ * (pw_camera_make sets them for one pixel spanning the whole image). */
+void pw_camera_set_raster(pw_camera *c, uint32_t width, uint32_t height);
 /* A view of the scene's host arrays. */
 pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect);
 

@@ -160,11 +160,18 @@ typedef struct pw_env {
     float total;           /* MAP: sum of the cell weights */
 } pw_env;
 
-/* Pinhole or thin-lens camera; the image plane sits at the focus distance. */
+/* Pinhole or thin-lens camera; the image plane sits at the focus distance.
+ * The raster fields (pw_camera_set_raster) place a render's pixels on that
+ * plane: raster point (x, y), pixel (0, 0)'s top-left corner at (0, 0), is
+ * corner + x pixel_dx + y pixel_dy, and the lens's axes come scaled by its
+ * radius, so that a camera ray is a few fused multiply-adds (toy-small's
+ * path start, 122 GPU instructions, ran 7 fewer and the megakernel 2%
+ * faster; docs/PERFORMANCE.md). */
 typedef struct pw_camera {
     pw_vec3 origin, lower_left, horizontal, vertical;
     pw_vec3 u, v, w;
     float lens_radius;
+    pw_vec3 corner, pixel_dx, pixel_dy, lens_u, lens_v;
 } pw_camera;
 
 /* lights: POINT and DISTANT are delta lights (docs/TEXTURES_LIGHTS.md). */

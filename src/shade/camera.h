@@ -6,19 +6,24 @@
 #include "geom/ray.h"
 #include "scene/scene_view.h"
 
-/* s, t in [0,1]^2 across the image (t = 0 at the bottom row); lens sample
- * (l1, l2) in [0,1)^2. */
-PW_HD pw_ray pw_camera_ray(const pw_camera *c, float s, float t, float l1, float l2)
+/* The ray through raster point (x, y) (pixel (px, py) spans px .. px + 1,
+ * py .. py + 1; row 0 is the top), from lens sample (l1, l2) in
+ * [0,1)^2, in fused multiply-adds on the camera's raster fields
+ * (pw_camera_set_raster). */
+PW_HD pw_ray pw_camera_ray(const pw_camera *c, float x, float y, float l1, float l2)
 {
-    pw_vec3 offset = v3s(0.0f);
+    pw_ray r;
+    r.o = c->origin;
     if (c->lens_radius > 0.0f) {
         float dx, dy;
         pw_sample_disk(l1, l2, &dx, &dy);
-        offset = v3_add(v3_scale(c->u, dx * c->lens_radius), v3_scale(c->v, dy * c->lens_radius));
+        r.o = v3(fmaf(c->lens_u.x, dx, fmaf(c->lens_v.x, dy, c->origin.x)),
+                 fmaf(c->lens_u.y, dx, fmaf(c->lens_v.y, dy, c->origin.y)),
+                 fmaf(c->lens_u.z, dx, fmaf(c->lens_v.z, dy, c->origin.z)));
     }
-    pw_ray r;
-    r.o = v3_add(c->origin, offset);
-    pw_vec3 target = v3_add(c->lower_left, v3_add(v3_scale(c->horizontal, s), v3_scale(c->vertical, t)));
+    pw_vec3 target = v3(fmaf(c->pixel_dx.x, x, fmaf(c->pixel_dy.x, y, c->corner.x)),
+                        fmaf(c->pixel_dx.y, x, fmaf(c->pixel_dy.y, y, c->corner.y)),
+                        fmaf(c->pixel_dx.z, x, fmaf(c->pixel_dy.z, y, c->corner.z)));
     r.d = v3_norm_approx(v3_sub(target, r.o));
     return r;
 }

@@ -83,6 +83,13 @@ static inline v3x8 v3x8_sel(f32x8 m, v3x8 a, v3x8 b)
     return r;
 }
 static inline f32x8 v3x8_dot(v3x8 a, v3x8 b) { return add(add(mul(a.x, b.x), mul(a.y, b.y)), mul(a.z, b.z)); }
+/* a s + (b t + c), lane by lane: fmaf(a, s, fmaf(b, t, c)) per component. */
+static inline v3x8 v3x8_fma2(pw_vec3 a, f32x8 s, pw_vec3 b, f32x8 t, pw_vec3 c)
+{
+    v3x8 r = {fma8(fsplat(a.x), s, fma8(fsplat(b.x), t, fsplat(c.x))), fma8(fsplat(a.y), s, fma8(fsplat(b.y), t, fsplat(c.y))),
+              fma8(fsplat(a.z), s, fma8(fsplat(b.z), t, fsplat(c.z)))};
+    return r;
+}
 static inline v3x8 v3x8_madd(v3x8 a, v3x8 b, f32x8 s) /* a + b s */
 {
     v3x8 r = {add(a.x, mul(b.x, s)), add(a.y, mul(b.y, s)), add(a.z, mul(b.z, s))};
@@ -253,21 +260,17 @@ static void begin8(lanes8 *ls, f32x8 m, const pw_scene_view *s, const pw_render_
     f32x8 jx, jy, l1, l2;
     pair8(key, &jx, &jy); /* the key's own bits */
     draw2(&rng, all, &l1, &l2);
-    f32x8 u = divide(add(_mm256_cvtepi32_ps(ls->px), jx), fsplat((float)prm->width));
-    f32x8 v = sub(fsplat(1.0f), divide(add(_mm256_cvtepi32_ps(ls->py), jy), fsplat((float)prm->height)));
+    f32x8 x = add(_mm256_cvtepi32_ps(ls->px), jx), y = add(_mm256_cvtepi32_ps(ls->py), jy);
     /* pw_camera_ray, with pw_sample_disk for the lens. */
     const pw_camera *c = &s->cam;
-    v3x8 offset = v3x8_set(v3s(0.0f));
+    v3x8 o = v3x8_set(c->origin);
     if (c->lens_radius > 0.0f) {
         f32x8 rad = sqrt8(l1), sp, cp;
         sincos8(mul(fsplat(2.0f * PW_PI), l2), &sp, &cp);
         f32x8 dx = mul(rad, cp), dy = mul(rad, sp);
-        f32x8 lr = fsplat(c->lens_radius);
-        offset = v3x8_add(v3x8_scale(v3x8_set(c->u), mul(dx, lr)), v3x8_scale(v3x8_set(c->v), mul(dy, lr)));
+        o = v3x8_fma2(c->lens_u, dx, c->lens_v, dy, c->origin);
     }
-    v3x8 o = v3x8_add(v3x8_set(c->origin), offset);
-    v3x8 across = v3x8_add(v3x8_scale(v3x8_set(c->horizontal), u), v3x8_scale(v3x8_set(c->vertical), v));
-    v3x8 target = v3x8_add(v3x8_set(c->lower_left), across);
+    v3x8 target = v3x8_fma2(c->pixel_dx, x, c->pixel_dy, y, c->corner);
     v3x8 d = v3x8_norm(v3x8_sub(target, o));
     ls->o = v3x8_sel(m, o, ls->o);
     ls->d = v3x8_sel(m, d, ls->d);
