@@ -102,6 +102,20 @@ static void pairs_uniform(void **state)
 /* The jitter, from the key's bits, against the path's draws that hash the
  * key (the lens's pair at bounce 0, the first BSDF draw at bounce 1):
  * correlations within 5 standard errors of 0, as in `independent`. */
+/* Every 16-bit step of a pair is the midpoint (k + 1/2) / 65536, exactly:
+ * never 0 or 1, and the same on every backend however it is computed. */
+static void pair_steps_are_midpoints(void **state)
+{
+    (void)state;
+    for (uint32_t k = 0; k < 65536u; k++) {
+        float a, b, want = ((float)k + 0.5f) / 65536.0f;
+        pw_rng_pair(k << 16 | (65535u - k), &a, &b);
+        if (a != want || b != ((float)(65535u - k) + 0.5f) / 65536.0f)
+            fail_msg("step %u: pair (%.9g, %.9g), want (%.9g, %.9g)", k, a, b, want,
+                     ((float)(65535u - k) + 0.5f) / 65536.0f);
+    }
+}
+
 static void jitter_independent(void **state)
 {
     (void)state;
@@ -194,6 +208,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(uniform),
         cmocka_unit_test(pairs_uniform),
+        cmocka_unit_test(pair_steps_are_midpoints),
         cmocka_unit_test(jitter_independent),
         cmocka_unit_test(draws_are_hashes),
         cmocka_unit_test(independent),

@@ -123,8 +123,11 @@ PW_HD float pw_rng_next(pw_rng *r) { return (float)(pw_rng_bits(r) >> 8) * (1.0f
  * a tangent (test_furnace lost paths so while the BSDF drew a pair). */
 PW_HD void pw_rng_pair(uint32_t u, float *a, float *b)
 {
-    *a = ((float)(u >> 16) + 0.5f) * (1.0f / 65536.0f);
-    *b = ((float)(u & 0xffffu) + 0.5f) * (1.0f / 65536.0f);
+    /* (k + 0.5) / 65536 as one fused multiply-add, k / 65536 + 1 / 131072:
+     * both forms are exact for k < 65536, so the numbers are the same, and
+     * the GPU saves an instruction a number. */
+    *a = fmaf((float)(u >> 16), 1.0f / 65536.0f, 0.5f / 65536.0f);
+    *b = fmaf((float)(u & 0xffffu), 1.0f / 65536.0f, 0.5f / 65536.0f);
 }
 
 PW_HD void pw_rng_next2(pw_rng *r, float *a, float *b) { pw_rng_pair(pw_rng_bits(r), a, b); }

@@ -152,8 +152,8 @@ static inline f32x8 draw(rng8 *r, f32x8 m)
 /* pw_rng_pair and pw_rng_next2. */
 static inline void pair8(u32x8 u, f32x8 *a, f32x8 *b)
 {
-    *a = mul(add(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 16)), fsplat(0.5f)), fsplat(1.0f / 65536.0f));
-    *b = mul(add(_mm256_cvtepi32_ps(_mm256_and_si256(u, isplat(0xffff))), fsplat(0.5f)), fsplat(1.0f / 65536.0f));
+    *a = fma8(_mm256_cvtepi32_ps(_mm256_srli_epi32(u, 16)), fsplat(1.0f / 65536.0f), fsplat(0.5f / 65536.0f));
+    *b = fma8(_mm256_cvtepi32_ps(_mm256_and_si256(u, isplat(0xffff))), fsplat(1.0f / 65536.0f), fsplat(0.5f / 65536.0f));
 }
 
 static inline void draw2(rng8 *r, f32x8 m, f32x8 *a, f32x8 *b) { pair8(draw_bits(r, m), a, b); }
