@@ -69,7 +69,7 @@ typedef struct accel {
 
 static void accel_init(accel *a, const pw_scene *s)
 {
-    a->v = pw_scene_host_view(s, 1.0f);
+    a->v = pw_scene_host_view(s, 1, 1);
     a->has_b8 = pw_bvh8_build(&a->v, &a->b8);
     a->has_groups = pw_sphere_groups_build(&a->v, 8, 8, &a->g);
     a->vg = a->v;

@@ -1,10 +1,14 @@
 /* pw_scene_get_camera / pw_scene_set_camera: the built-in cameras read back
  * as defined, a camera that is set is the one rays leave from (basis, lens,
- * image plane), every unusable camera is refused with a message naming the
- * value and leaves the old camera in place, and a camera turned to the sky
- * sees exactly the sky's analytic radiance. */
-#include "test_render_util.h"
+ * image plane), a render's pixels lie where the image plane puts them and
+ * the lens moves each ray's origin by its sample, every unusable camera is
+ * refused with a message naming the value and leaves the old camera in
+ * place, and a camera turned to the sky sees exactly the sky's analytic
+ * radiance. */
+#include <float.h>
+
 #include "shade/camera.h"
+#include "test_render_util.h"
 
 static pw_scene *builtin(const char *name)
 {
@@ -53,7 +57,7 @@ static void set_camera_drives_the_rays(void **state)
     assert_int_equal(pw_scene_set_camera(s, &c), PW_OK);
     pw_scene_get_camera(s, &back);
     assert_memory_equal(&back, &c, sizeof c);
-    pw_camera cam = pw_scene_host_view(s, 1.0f).cam;
+    pw_camera cam = pw_scene_host_view(s, 1, 1).cam;
     assert_float_equal(cam.origin.x, 3.0f, 0.0f);
     assert_float_equal(cam.origin.y, 2.0f, 0.0f);
     assert_float_equal(cam.origin.z, 1.0f, 0.0f);
@@ -67,32 +71,40 @@ static void set_camera_drives_the_rays(void **state)
 /* A render's raster on the image plane (pw_camera_set_raster): raster
  * point (x, y) lies at lower_left + (x / W) horizontal + (1 - y / H)
  * vertical, so pixel (0, 0) is the top-left one; the image's centre looks
- * along -w; and a thin lens moves a ray's origin by at most its radius,
- * within the plane of u and v, while the ray still passes through the
- * raster point on the plane of focus. */
+ * along -w; and a thin lens moves a ray's origin to its polar sample,
+ * radius r sqrt(l1) at angle 2 pi l2 from u toward v, while the ray still
+ * passes through the raster point on the plane of focus. */
 static void raster_places_pixels_on_the_image_plane(void **state)
 {
     (void)state;
-    pw_scene *s = builtin("toy-small");
+    pw_scene *s = builtin("rtiow"); /* a thin lens, looking from (13, 2, 3) */
     const uint32_t W = 320, H = 180;
-    pw_camera cam = pw_scene_host_view(s, (float)W / (float)H).cam;
-    pw_camera_set_raster(&cam, W, H);
+    pw_camera cam = pw_scene_host_view(s, W, H).cam;
     const float pts[][2] = {{0, 0}, {320, 0}, {0, 180}, {320, 180}, {160, 90}, {17.25f, 133.5f}};
-    for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
-        float x = pts[k][0], y = pts[k][1];
-        pw_vec3 want = v3_add(cam.lower_left, v3_add(v3_scale(cam.horizontal, x / (float)W),
-                                                     v3_scale(cam.vertical, 1.0f - y / (float)H)));
-        pw_ray r = pw_camera_ray(&cam, x, y, 0.3f, 0.7f);
-        /* t along the ray to the plane of focus: the origin's distance to it over d's cosine with -w */
-        float t = v3_dot(v3_sub(cam.lower_left, r.o), cam.w) / v3_dot(r.d, cam.w);
-        pw_vec3 got = v3_add(r.o, v3_scale(r.d, t)), off = v3_sub(r.o, cam.origin);
-        if (v3_len(v3_sub(got, want)) > 1e-4f * v3_len(cam.horizontal))
-            fail_msg("raster (%g, %g): the ray meets the focus plane at (%g, %g, %g), not (%g, %g, %g)", x, y, got.x,
-                     got.y, got.z, want.x, want.y, want.z);
-        if (v3_len(off) > cam.lens_radius * 1.0001f || fabsf(v3_dot(off, cam.w)) > 1e-6f)
-            fail_msg("raster (%g, %g): origin %g off the lens centre (radius %g), %g along w", x, y, v3_len(off),
-                     cam.lens_radius, v3_dot(off, cam.w));
-    }
+    const float lens[][2] = {{0.3f, 0.7f}, {0.999f, 0.1f}, {0.01f, 0.45f}};
+    float o_max = fmaxf(fabsf(cam.origin.x), fmaxf(fabsf(cam.origin.y), fabsf(cam.origin.z)));
+    assert_true(cam.lens_radius > 0.0f);
+    for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++)
+        for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+            float x = pts[k][0], y = pts[k][1], l1 = lens[l][0], l2 = lens[l][1];
+            pw_vec3 want = v3_add(cam.lower_left, v3_add(v3_scale(cam.horizontal, x / (float)W),
+                                                         v3_scale(cam.vertical, 1.0f - y / (float)H)));
+            pw_ray r = pw_camera_ray(&cam, x, y, l1, l2);
+            /* t along the ray to the plane of focus: the origin's distance to it over d's cosine with -w */
+            float t = v3_dot(v3_sub(cam.lower_left, r.o), cam.w) / v3_dot(r.d, cam.w);
+            pw_vec3 got = v3_add(r.o, v3_scale(r.d, t)), off = v3_sub(r.o, cam.origin);
+            /* a hundredth of a pixel: float rounding on a plane some units away is far finer */
+            if (v3_len(v3_sub(got, want)) > 0.01f * v3_len(cam.pixel_dx))
+                fail_msg("raster (%g, %g): the ray meets the focus plane at (%g, %g, %g), not (%g, %g, %g)", x, y,
+                         got.x, got.y, got.z, want.x, want.y, want.z);
+            /* the lens sample, to a few roundings of the origin's coordinates */
+            float rad = cam.lens_radius * sqrtf(l1), tol = 8.0f * FLT_EPSILON * o_max;
+            float au = rad * cosf(2.0f * PW_PI * l2), av = rad * sinf(2.0f * PW_PI * l2);
+            if (fabsf(v3_dot(off, cam.u) - au) > tol || fabsf(v3_dot(off, cam.v) - av) > tol ||
+                fabsf(v3_dot(off, cam.w)) > tol)
+                fail_msg("lens (%g, %g): origin moved (%g, %g, %g) along u, v, w, not (%g, %g, 0)", l1, l2,
+                         v3_dot(off, cam.u), v3_dot(off, cam.v), v3_dot(off, cam.w), au, av);
+        }
     pw_camera pin = cam;
     pin.lens_radius = 0.0f;
     pw_ray c = pw_camera_ray(&pin, 160.0f, 90.0f, 0.3f, 0.7f);

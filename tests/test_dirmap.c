@@ -28,7 +28,7 @@ typedef struct maps_under_test {
 static void maps_init_cells(maps_under_test *t, pw_scene *s, float cell_scale)
 {
     assert_int_equal(pw_scene_prepare(s, 1), PW_OK);
-    t->flat = pw_scene_host_view(s, 16.0f / 9.0f);
+    t->flat = pw_scene_host_view(s, 1280, 720);
     t->flat.flat_spheres = PW_FLAT_LIST;
     assert_true(pw_sphere_groups_build(&t->flat, 8, 8, &t->g));
     t->mapped = t->flat;
@@ -107,7 +107,7 @@ static void camera_rays(const maps_under_test *t, test_rng *g, int n, tally *c)
     for (int i = 0; i < n; i++) {
         pw_ray r;
         if (i % 2 == 0) {
-            r = pw_camera_ray(cam, trng_range(g, -0.5f, 1.5f), trng_range(g, -0.5f, 1.5f), (float)trng_unif(g),
+            r = pw_camera_ray(cam, trng_range(g, -640.0f, 1920.0f), trng_range(g, -360.0f, 1080.0f), (float)trng_unif(g),
                               (float)trng_unif(g));
         } else {
             r.o = v3_add(cam->origin, v3_scale(trng_dir(g), cam->lens_radius * (float)trng_unif(g)));

@@ -216,13 +216,13 @@ static double matched_transmission(double cos_i, double alpha)
     return (1.0 + lambda) / (1.0 + 2.0 * lambda);
 }
 
-/* What one sample of the camera ray through image point (u, v) (a raster
+/* What one sample of the camera ray through image point (x, y) (a raster
  * of one pixel: (0, 0) the top-left corner, (1, 1) the bottom-right) gives for
  * the index-matched sphere: the ray goes straight through, entering and
  * leaving at the same angle (a chord of a sphere), so T^2; 1 if it misses. */
-static double matched_sample(const pw_camera *cam, float u, float v, double alpha)
+static double matched_sample(const pw_camera *cam, float x, float y, double alpha)
 {
-    pw_ray r = pw_camera_ray(cam, u, v, 0.5f, 0.5f);
+    pw_ray r = pw_camera_ray(cam, x, y, 0.5f, 0.5f);
     double o[3] = {r.o.x, r.o.y, r.o.z}, d[3] = {r.d.x, r.d.y, r.d.z};
     double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], od = o[0] * d[0] + o[1] * d[1] + o[2] * d[2];
     double oo = o[0] * o[0] + o[1] * o[1] + o[2] * o[2];

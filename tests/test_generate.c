@@ -48,7 +48,7 @@ static void check_ray(const pw_scene_view *v, pw_ray r, int id, int *hits)
 static void check_bvh(pw_scene *s, int n_rays, uint64_t seed)
 {
     assert_int_equal(pw_scene_prepare(s, 2), PW_OK);
-    pw_scene_view v = pw_scene_host_view(s, 1.0f);
+    pw_scene_view v = pw_scene_host_view(s, 1, 1);
     pw_vec3 lo = v3s(PW_INF), hi = v3s(-PW_INF);
     for (uint32_t i = 0; i < s->n_verts; i++) {
         lo = v3_min(lo, s->pos[i]);

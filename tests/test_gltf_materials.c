@@ -282,7 +282,7 @@ static void minimal_gltf_factors_and_textures(void **state)
     assert_float_equal(nt[2], 1.0f, 1e-7f);
     assert_false(pw_material_is_light(m));
 
-    pw_scene_view view = pw_scene_host_view(s, 1.0f);
+    pw_scene_view view = pw_scene_host_view(s, 1, 1);
     pw_material mt = pw_material_textured(&view, m, 0.3f, 0.6f);
     assert_vec_near(mt.albedo, 0.5f * srgb_decode(base_px[0]), 0.8f * srgb_decode(base_px[1]),
                     1.0f * srgb_decode(base_px[2]), 2e-6f);

@@ -447,7 +447,7 @@ static void watertight_through_bvh(void **state)
         assert_int_equal(pw_scene_add_triangle(s, base + m.idx[3 * t], base + m.idx[3 * t + 1], base + m.idx[3 * t + 2], mat),
                          PW_OK);
     assert_int_equal(pw_scene_prepare(s, 1), PW_OK);
-    pw_scene_view view = pw_scene_host_view(s, 1.0f);
+    pw_scene_view view = pw_scene_host_view(s, 1, 1);
     pw_bvh8 b8;
     int has_b8 = pw_bvh8_build(&view, &b8);
     test_rng rng = {31};

@@ -99,11 +99,8 @@ static void pairs_uniform(void **state)
     check_pairs(1);
 }
 
-/* The jitter, from the key's bits, against the path's draws that hash the
- * key (the lens's pair at bounce 0, the first BSDF draw at bounce 1):
- * correlations within 5 standard errors of 0, as in `independent`. */
 /* Every 16-bit step of a pair is the midpoint (k + 1/2) / 65536, exactly:
- * never 0 or 1, and the same on every backend however it is computed. */
+ * never 0 or 1 (the constants of pw_rng_pair's fused form). */
 static void pair_steps_are_midpoints(void **state)
 {
     (void)state;
@@ -116,6 +113,9 @@ static void pair_steps_are_midpoints(void **state)
     }
 }
 
+/* The jitter, from the key's bits, against the path's draws that hash the
+ * key (the lens's pair at bounce 0, the first BSDF draw at bounce 1):
+ * correlations within 5 standard errors of 0, as in `independent`. */
 static void jitter_independent(void **state)
 {
     (void)state;

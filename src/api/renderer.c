@@ -158,8 +158,7 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     r->params.light_mode = (uint32_t)s.light_mode;
     r->params.split = (uint32_t)s.split;
     r->params.kinds = scene_kinds(scene);
-    r->view = pw_scene_host_view(scene, (float)s.width / (float)s.height);
-    pw_camera_set_raster(&r->view.cam, (uint32_t)s.width, (uint32_t)s.height);
+    r->view = pw_scene_host_view(scene, (uint32_t)s.width, (uint32_t)s.height);
     r->view.wide_bvh = wide_bvh(scene, s.backend);
     snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
     if (s.backend == PW_BACKEND_CUDA_MEGA || s.backend == PW_BACKEND_CUDA_WAVE) {

@@ -593,7 +593,7 @@ static void env_prepare(pw_env *e)
     }
 }
 
-pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
+pw_scene_view pw_scene_host_view(const pw_scene *s, uint32_t width, uint32_t height)
 {
     pw_scene_view v;
     memset(&v, 0, sizeof v);
@@ -626,7 +626,8 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect)
     env_prepare(&v.env);
     /* Half the light samples go to the map when there are other lights. */
     v.env_prob = s->env.type == PW_ENV_MAP ? (s->lights.count ? 0.5f : 1.0f) : 0.0f;
-    v.cam = pw_camera_make(&s->cam, aspect);
+    v.cam = pw_camera_make(&s->cam, (float)width / (float)height);
+    pw_camera_set_raster(&v.cam, width, height);
     v.t_min = s->t_min;
     return v;
 }

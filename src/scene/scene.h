@@ -150,11 +150,15 @@ int pw_material_set_map(pw_material *m, enum pw_map map, uint32_t tex);
 pw_status pw_scene_prepare(pw_scene *s, int threads);
 /* Camera for an image of the given aspect ratio. */
 pw_camera pw_camera_make(const pw_camera_desc *d, float aspect);
-/* Sets the camera's raster fields for a render of width x height pixels
- * (pw_camera_make sets them for one pixel spanning the whole image). */
+/* Sets the camera's raster fields for a render of width x height pixels:
+ * pw_camera_ray then takes points in pixels. pw_camera_make sets them for
+ * one pixel spanning the whole image (points from 0 to 1 across it). They
+ * scale the lens's axes by lens_radius: a radius changed afterwards needs
+ * another call. */
 void pw_camera_set_raster(pw_camera *c, uint32_t width, uint32_t height);
-/* A view of the scene's host arrays. */
-pw_scene_view pw_scene_host_view(const pw_scene *s, float aspect);
+/* A view of the scene's host arrays, its camera set for an image of
+ * width x height pixels (the aspect ratio and the raster). */
+pw_scene_view pw_scene_host_view(const pw_scene *s, uint32_t width, uint32_t height);
 
 /* Builders (accel/bvh_build.c, shade/light_build.c). */
 pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out);

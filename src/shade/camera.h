@@ -6,10 +6,10 @@
 #include "geom/ray.h"
 #include "scene/scene_view.h"
 
-/* The ray through raster point (x, y) (pixel (px, py) spans px .. px + 1,
- * py .. py + 1; row 0 is the top), from lens sample (l1, l2) in
- * [0,1)^2, in fused multiply-adds on the camera's raster fields
- * (pw_camera_set_raster). */
+/* The ray through raster point (x, y), in the units of the camera's
+ * raster (pw_camera_set_raster: pixels, pixel (px, py) spanning px .. px
+ * + 1 and py .. py + 1, row 0 at the top), from lens sample (l1, l2) in
+ * [0,1)^2, in fused multiply-adds on the raster fields. */
 PW_HD pw_ray pw_camera_ray(const pw_camera *c, float x, float y, float l1, float l2)
 {
     pw_ray r;
