@@ -107,8 +107,8 @@ static void camera_rays(const maps_under_test *t, test_rng *g, int n, tally *c)
     for (int i = 0; i < n; i++) {
         pw_ray r;
         if (i % 2 == 0) {
-            r = pw_camera_ray(cam, trng_range(g, -640.0f, 1920.0f), trng_range(g, -360.0f, 1080.0f), (float)trng_unif(g),
-                              (float)trng_unif(g));
+            float x = trng_range(g, -640.0f, 1920.0f), y = trng_range(g, -360.0f, 1080.0f); /* pixels of 1280x720 */
+            r = pw_camera_ray(cam, x, y, (float)trng_unif(g), (float)trng_unif(g));
         } else {
             r.o = v3_add(cam->origin, v3_scale(trng_dir(g), cam->lens_radius * (float)trng_unif(g)));
             r.d = i % 4 == 1 ? border_dir(g) : trng_dir(g);
