@@ -32,6 +32,8 @@ PW_HD pw_vec3 v3_scale(pw_vec3 a, float s) { return v3(a.x * s, a.y * s, a.z * s
 PW_HD pw_vec3 v3_neg(pw_vec3 a) { return v3(-a.x, -a.y, -a.z); }
 /* a + b * s, the most common update in the integrator. */
 PW_HD pw_vec3 v3_madd(pw_vec3 a, pw_vec3 b, float s) { return v3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s); }
+/* a * s + c with one rounding a component (fmaf), alike on every backend. */
+PW_HD pw_vec3 v3_fma(pw_vec3 a, float s, pw_vec3 c) { return v3(fmaf(a.x, s, c.x), fmaf(a.y, s, c.y), fmaf(a.z, s, c.z)); }
 /* On the GPU the products are fused explicitly, in the order nvcc fuses
  * them where it does. Left to the compiler, whether a dot product was
  * fused depended on the code around it: the Lambert sample's pdf

@@ -129,7 +129,7 @@ PW_HD pw_vec3 pw_offsets_for(const pw_offsets *o, pw_vec3 dir)
     int along_ng = !(v3_dot(dir, o->ng) < 0.0f);
     if (o->sphere) {
         float e = along_ng ? o->sphere_e : -o->sphere_e;
-        return v3(fmaf(o->ng.x, e, o->p.x), fmaf(o->ng.y, e, o->p.y), fmaf(o->ng.z, e, o->p.z));
+        return v3_fma(o->ng, e, o->p);
     }
     return along_ng == o->ng_faces ? o->back : pw_offset_along(o->p, along_ng ? o->ng : v3_neg(o->ng));
 }

@@ -17,13 +17,9 @@ PW_HD pw_ray pw_camera_ray(const pw_camera *c, float x, float y, float l1, float
     if (c->lens_radius > 0.0f) {
         float dx, dy;
         pw_sample_disk(l1, l2, &dx, &dy);
-        r.o = v3(fmaf(c->lens_u.x, dx, fmaf(c->lens_v.x, dy, c->origin.x)),
-                 fmaf(c->lens_u.y, dx, fmaf(c->lens_v.y, dy, c->origin.y)),
-                 fmaf(c->lens_u.z, dx, fmaf(c->lens_v.z, dy, c->origin.z)));
+        r.o = v3_fma(c->lens_u, dx, v3_fma(c->lens_v, dy, c->origin));
     }
-    pw_vec3 target = v3(fmaf(c->pixel_dx.x, x, fmaf(c->pixel_dy.x, y, c->corner.x)),
-                        fmaf(c->pixel_dx.y, x, fmaf(c->pixel_dy.y, y, c->corner.y)),
-                        fmaf(c->pixel_dx.z, x, fmaf(c->pixel_dy.z, y, c->corner.z)));
+    pw_vec3 target = v3_fma(c->pixel_dx, x, v3_fma(c->pixel_dy, y, c->corner));
     r.d = v3_norm_approx(v3_sub(target, r.o));
     return r;
 }

@@ -83,11 +83,10 @@ static inline v3x8 v3x8_sel(f32x8 m, v3x8 a, v3x8 b)
     return r;
 }
 static inline f32x8 v3x8_dot(v3x8 a, v3x8 b) { return add(add(mul(a.x, b.x), mul(a.y, b.y)), mul(a.z, b.z)); }
-/* a s + (b t + c), lane by lane: fmaf(a, s, fmaf(b, t, c)) per component. */
-static inline v3x8 v3x8_fma2(pw_vec3 a, f32x8 s, pw_vec3 b, f32x8 t, pw_vec3 c)
+/* v3_fma: a s + c, one rounding a component, a the same in every lane. */
+static inline v3x8 v3x8_fma(pw_vec3 a, f32x8 s, v3x8 c)
 {
-    v3x8 r = {fma8(fsplat(a.x), s, fma8(fsplat(b.x), t, fsplat(c.x))), fma8(fsplat(a.y), s, fma8(fsplat(b.y), t, fsplat(c.y))),
-              fma8(fsplat(a.z), s, fma8(fsplat(b.z), t, fsplat(c.z)))};
+    v3x8 r = {fma8(fsplat(a.x), s, c.x), fma8(fsplat(a.y), s, c.y), fma8(fsplat(a.z), s, c.z)};
     return r;
 }
 static inline v3x8 v3x8_madd(v3x8 a, v3x8 b, f32x8 s) /* a + b s */
@@ -268,9 +267,9 @@ static void begin8(lanes8 *ls, f32x8 m, const pw_scene_view *s, const pw_render_
         f32x8 rad = sqrt8(l1), sp, cp;
         sincos8(mul(fsplat(2.0f * PW_PI), l2), &sp, &cp);
         f32x8 dx = mul(rad, cp), dy = mul(rad, sp);
-        o = v3x8_fma2(c->lens_u, dx, c->lens_v, dy, c->origin);
+        o = v3x8_fma(c->lens_u, dx, v3x8_fma(c->lens_v, dy, o));
     }
-    v3x8 target = v3x8_fma2(c->pixel_dx, x, c->pixel_dy, y, c->corner);
+    v3x8 target = v3x8_fma(c->pixel_dx, x, v3x8_fma(c->pixel_dy, y, v3x8_set(c->corner)));
     v3x8 d = v3x8_norm(v3x8_sub(target, o));
     ls->o = v3x8_sel(m, o, ls->o);
     ls->d = v3x8_sel(m, d, ls->d);
