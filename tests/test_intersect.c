@@ -70,6 +70,26 @@ static void sphere_tangent(void **state)
     }
 }
 
+/* A ray that starts on the sphere and runs along its tangent: b = 0 and
+ * disc = 0, so the roots' quotient cc / q is 0 / 0. The roots come out 0
+ * and 0 (the NaN drops out of their minimum and maximum): no hit above a
+ * tmin of 0, so a grazing ray never meets the sphere it leaves, and t = 0
+ * for a tmin below it. */
+static void sphere_tangent_from_surface(void **state)
+{
+    (void)state;
+    pw_vec3 c = v3(0, 0, 0);
+    pw_vec3 o[3] = {v3(0, 1, 0), v3(-2, 0, 0), v3(0, 0, 0.5f)};
+    pw_vec3 d[3] = {v3(0, 0, 1), v3(0, 1, 0), v3(1, 0, 0)};
+    float r[3] = {1.0f, 2.0f, 0.5f};
+    for (int i = 0; i < 3; i++) {
+        assert_true(pw_intersect_sphere(o[i], d[i], c, r[i], 0.0f, PW_INF) < 0.0f);
+        assert_true(pw_intersect_sphere(o[i], d[i], c, r[i], -1.0f, PW_INF) == 0.0f);
+        /* The ray reversed: the same. */
+        assert_true(pw_intersect_sphere(o[i], v3_scale(d[i], -1.0f), c, r[i], 0.0f, PW_INF) < 0.0f);
+    }
+}
+
 /* A small sphere far away: the naive b^2 - c discriminant loses every digit
  * here; the distance-based one keeps the hit and its distance. */
 static void sphere_small_far(void **state)
@@ -488,6 +508,7 @@ int main(void)
         cmocka_unit_test(sphere_basic),
         cmocka_unit_test(sphere_t_range),
         cmocka_unit_test(sphere_tangent),
+        cmocka_unit_test(sphere_tangent_from_surface),
         cmocka_unit_test(sphere_small_far),
         cmocka_unit_test(sphere_random_vs_double),
         cmocka_unit_test(sphere_offset_origins),

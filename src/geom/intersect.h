@@ -40,14 +40,26 @@ PW_HD float pw_sphere_disc(pw_vec3 f, pw_vec3 d, float r2, float *b_out)
     return r2 - fmaf(l.z, l.z, fmaf(l.y, l.y, l.x * l.x));
 }
 
-/* Then the roots, for disc >= 0: the nearer is *tn, the farther *tf. */
+/* Then the roots, for disc >= 0: the nearer is *tn, the farther *tf. q is
+ * 0 only where b = disc = 0, and cc / q then an infinity or a NaN, where
+ * a guard on q used to give 0: the roots are then 0 and that infinity
+ * (a NaN drops out of the minimum and maximum) instead of 0 and 0, and
+ * pw_sphere_pick and the range test find the same t from either pair (0,
+ * where it lies in the range). Sparing the test of q saved the GPU's
+ * sphere tests two instructions (docs/PERFORMANCE.md). */
 PW_HD void pw_sphere_roots(float b, float cc, float disc, float *tn, float *tf)
 {
     float q = b + copysignf(pw_sqrt_approx(disc), b);
-    float t0 = q != 0.0f ? pw_div_approx(cc, q) : 0.0f, t1 = q;
+    float t0 = pw_div_approx(cc, q), t1 = q;
     *tn = pw_minf(t0, t1);
     *tf = pw_maxf(t0, t1);
 }
+
+/* The root a ray meets first in (tmin, tmax), or one outside that range:
+ * the near root if it lies above tmin, else the far one. A near root past
+ * tmax leaves the far one past it too, so the near one needs no test
+ * against tmax here: the range test after it rejects both. */
+PW_HD float pw_sphere_pick(float tn, float tf, float tmin) { return tn > tmin ? tn : tf; }
 
 /* The whole test: the nearest t in (tmin, tmax), or -1. */
 PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float tmin, float tmax)
@@ -63,11 +75,8 @@ PW_HD float pw_intersect_sphere(pw_vec3 o, pw_vec3 d, pw_vec3 c, float r, float 
         return -1.0f;
     float tn, tf;
     pw_sphere_roots(b, cc, disc, &tn, &tf);
-    if (tn > tmin && tn < tmax)
-        return tn;
-    if (tf > tmin && tf < tmax)
-        return tf;
-    return -1.0f;
+    float t = pw_sphere_pick(tn, tf, tmin);
+    return t > tmin && t < tmax ? t : -1.0f;
 }
 
 /* The sphere (c, radius), whose id is id, against the ray up to *tmax: on a hit,
