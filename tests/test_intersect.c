@@ -8,6 +8,7 @@
 #include "accel/bvh4.h"
 #include "accel/bvh8_cpu.h"
 #include "accel/bvh_traverse.h"
+#include "accel/trace.h"
 #include "scene/scene.h"
 #include "test_mesh_util.h"
 
@@ -74,7 +75,7 @@ static void sphere_tangent(void **state)
  * disc = 0, so the roots' quotient cc / q is 0 / 0. The roots come out 0
  * and 0 (the NaN drops out of their minimum and maximum): no hit above a
  * tmin of 0, so a grazing ray never meets the sphere it leaves, and t = 0
- * for a tmin below it. */
+ * (of either sign) for a tmin below it. */
 static void sphere_tangent_from_surface(void **state)
 {
     (void)state;
@@ -88,6 +89,46 @@ static void sphere_tangent_from_surface(void **state)
         /* The ray reversed: the same. */
         assert_true(pw_intersect_sphere(o[i], v3_scale(d[i], -1.0f), c, r[i], 0.0f, PW_INF) < 0.0f);
     }
+}
+
+/* The sphere list's walk (pw_trace_sphere_list, the GPU's for toy-small,
+ * which skips a sphere left behind without testing tmin): against
+ * pw_intersect_sphere sphere by sphere, closest and any hit, from outside,
+ * inside, on a surface along its tangent and past every sphere. */
+static void sphere_list_walk(void **state)
+{
+    (void)state;
+    pw_sphere sp[3] = {{v3(0, 0, 0), 1.0f}, {v3(0, 0, 5), 1.0f}, {v3(0, -101, 0), 100.0f}};
+    pw_scene_view v;
+    memset(&v, 0, sizeof v);
+    v.spheres = sp;
+    v.n_spheres = 3;
+    v.flat_spheres = PW_FLAT_LIST;
+    pw_ray rays[6] = {{v3(0, 0, -5), v3(0, 0, 1)},  {v3(0, 0, 0), v3(0, 0, 1)},    {v3(0, 1, 0), v3(1, 0, 0)},
+                      {v3(0, 0, 9), v3(0, 0, 1)},   {v3(0, 0.5f, 3), v3(0, 0, -1)}, {v3(3, 0, 0), unit(v3(-1, -1, 0))}};
+    for (int i = 0; i < 6; i++) {
+        float best = -1.0f;
+        uint32_t prim = PW_NO_HIT;
+        for (uint32_t k = 0; k < 3; k++) {
+            float t = pw_intersect_sphere(rays[i].o, rays[i].d, sp[k].c, sp[k].r, 0.0f, PW_INF);
+            if (t > 0.0f && (best < 0.0f || t < best))
+                best = t, prim = k;
+        }
+        pw_hit h, ha;
+        int hit = pw_trace_from(&v, rays[i], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h);
+        int any = pw_trace_from(&v, rays[i], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 1, &ha);
+        assert_int_equal(hit, best > 0.0f);
+        assert_int_equal(any, best > 0.0f);
+        if (hit) {
+            assert_int_equal(h.prim, prim);
+            assert_true(h.t == best);
+        }
+    }
+    /* The cases above that meet a sphere, and the one that does not. */
+    pw_hit h;
+    assert_true(pw_trace_from(&v, rays[0], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h) && h.prim == 0 && h.t == 4.0f);
+    assert_true(pw_trace_from(&v, rays[1], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h) && h.prim == 0 && h.t == 1.0f);
+    assert_false(pw_trace_from(&v, rays[3], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h));
 }
 
 /* A small sphere far away: the naive b^2 - c discriminant loses every digit
@@ -509,6 +550,7 @@ int main(void)
         cmocka_unit_test(sphere_t_range),
         cmocka_unit_test(sphere_tangent),
         cmocka_unit_test(sphere_tangent_from_surface),
+        cmocka_unit_test(sphere_list_walk),
         cmocka_unit_test(sphere_small_far),
         cmocka_unit_test(sphere_random_vs_double),
         cmocka_unit_test(sphere_offset_origins),

@@ -120,7 +120,7 @@ static __device__ __forceinline__ float pw_mul_rn(float a, float b) { return __f
  * sequence. Their forms that flush denormals to zero: the only x drawn is
  * 0 or at least 2^-24 (pw_sample_unit_ball's 24-bit number), and the
  * root at least 2^-8, so no denormal comes in or out, and the others'
- * rescaling of denormals (five instructions) is spared. */
+ * rescaling of denormals (six instructions) is spared. */
 static __device__ __forceinline__ float pw_cbrt_approx(float x)
 {
     float l, y;

@@ -41,12 +41,15 @@ PW_HD float pw_sphere_disc(pw_vec3 f, pw_vec3 d, float r2, float *b_out)
 }
 
 /* Then the roots, for disc >= 0: the nearer is *tn, the farther *tf. q is
- * 0 only where b = disc = 0, and cc / q then an infinity or a NaN, where
- * a guard on q used to give 0: the roots are then 0 and that infinity
- * (a NaN drops out of the minimum and maximum) instead of 0 and 0, and
- * pw_sphere_pick and the range test find the same t from either pair (0,
- * where it lies in the range). Sparing the test of q saved the GPU's
- * sphere tests two instructions (docs/PERFORMANCE.md). */
+ * 0 only where b = 0 and the square root is 0 (disc = 0, or on the GPU a
+ * denormal disc, which its approximate square root flushes), where a
+ * guard on q used to make both roots 0. Without it cc / q is a NaN (the
+ * host: b = 0 makes disc = -cc exactly, so cc = 0 too) or, on the GPU, an
+ * infinity: a NaN drops out of the minimum and maximum, leaving 0 and 0,
+ * and an infinity makes the roots 0 and it, and pw_sphere_pick and the
+ * range test find the same t as from the guard's roots (0 where it lies in
+ * the range). Sparing the test of q saved the GPU's sphere tests two
+ * instructions (docs/PERFORMANCE.md). */
 PW_HD void pw_sphere_roots(float b, float cc, float disc, float *tn, float *tf)
 {
     float q = b + copysignf(pw_sqrt_approx(disc), b);
