@@ -22,7 +22,8 @@ PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, flo
     uint32_t best = PW_NO_HIT;
     /* Two spheres a turn, as nvcc unrolled it before the roots' tests
      * shrank; left to itself it then unrolled four, and the kernel took 60
-     * registers instead of 55 (fewer resident blocks). */
+     * registers instead of 55 (fewer resident blocks). Three a turn (no
+     * odd sphere after toy-small's nine) ran 1% slower (docs/PERFORMANCE.md). */
 #if PW_DEVICE_CODE
 #pragma unroll 2
 #endif
