@@ -124,7 +124,7 @@ static void sphere_list_walk(void **state)
             assert_true(h.t == best);
         }
     }
-    /* The cases above that meet a sphere, and the one that does not. */
+    /* Two of the distances known exactly, and a ray with every sphere behind it: no hit. */
     pw_hit h;
     assert_true(pw_trace_from(&v, rays[0], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h) && h.prim == 0 && h.t == 4.0f);
     assert_true(pw_trace_from(&v, rays[1], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h) && h.prim == 0 && h.t == 1.0f);
