@@ -88,8 +88,10 @@ done
 # memory (a warp's, or in the sphere-only kernels a block's): racecheck
 # and synccheck on renders that hand samples out: 4 a pixel in one launch
 # through the sphere groups as a stream of tiles (toy) and tile by tile
-# (toy-tiles), and 40 a pixel through the list (toy-small: 4x4 tiles,
-# pools of 32 and 8 samples, blocks cut by the image's edges).
+# (toy-tiles), and 40 a pixel through the list (toy-small: camera rays in
+# batches, their hits waiting in each warp's ring in shared memory; 4x2
+# tiles, pools of 32 and 8 samples, blocks cut by the image's edges), which
+# memcheck also runs.
 for s in toy toy-tiles toy-small; do
     case $s in
     toy) args="toy --width 32 --height 16 --spp-per-frame 4" env="" ;;
@@ -101,6 +103,8 @@ for s in toy toy-tiles toy-small; do
             $PW bench $args --backend cuda-mega --frames 1
     done
 done
+step memcheck-toy-small compute-sanitizer --tool memcheck --error-exitcode 1 \
+    $PW bench toy-small --width 18 --height 12 --spp-per-frame 40 --backend cuda-mega --frames 1
 step bad-input-missing fails_with "no-such.obj" $PW render no-such.obj --backend cuda-mega -o "$OUT/x.png"
 step bad-input-size fails_with "40000" $PW render toy --backend cuda-mega --width 40000 -o "$OUT/x.png"
 step render-cornell $PW render cornell --backend cuda-mega --spp 256 -q -o "$OUT/cornell-gpu.png"

@@ -7,6 +7,7 @@
  * radiance. */
 #include <float.h>
 
+#include "geom/intersect.h"
 #include "shade/camera.h"
 #include "test_render_util.h"
 
@@ -184,6 +185,83 @@ static void camera_turned_to_the_sky_sees_sky(void **state)
     pw_scene_free(s);
 }
 
+/* The sphere list's camera-ray cull (pw_camera_region_may_hit, the GPU's
+ * batched camera rays): a sphere that some camera ray through a block of
+ * pixels hits must never be culled. Thin-lens cameras of several fields
+ * of view, apertures and focus distances; blocks of 1 to 16 pixels a
+ * side; spheres of 0.2 to 3 pixels' footprint placed to graze a ray
+ * through a point from a pixel inside the block's edge to four outside it
+ * (the cases a cull gets wrong first), and one in four at the lens,
+ * straddling the plane it lies in. Each is checked with 256 rays through
+ * the block (pixel jitter and lens samples) and with the grazed ray
+ * itself. Spheres wholly behind the camera must be culled, and so must a
+ * good share of the grazing ones (a cull that keeps everything fails). */
+static void region_cull_keeps_every_hit_sphere(void **state)
+{
+    (void)state;
+    pw_scene *s = builtin("toy-small");
+    test_rng g = {41};
+    const uint32_t W = 64, H = 48;
+    int kept_hit = 0, culled = 0, cases = 0;
+    for (int cam_i = 0; cam_i < 40; cam_i++) {
+        pw_camera_params c;
+        pw_scene_get_camera(s, &c);
+        if (cam_i > 0) { /* the first: toy-small's own */
+            set3(c.look_from, trng_range(&g, -5, 5), trng_range(&g, -5, 5), trng_range(&g, -5, 5));
+            set3(c.look_at, trng_range(&g, -5, 5), trng_range(&g, -5, 5), trng_range(&g, -5, 5));
+            c.vfov_deg = trng_range(&g, 15, 120);
+            c.aperture = cam_i % 4 == 0 ? 0.0f : trng_range(&g, 0, 0.6f);
+            c.focus_dist = trng_range(&g, 0.5f, 12);
+        }
+        if (pw_scene_set_camera(s, &c) != PW_OK)
+            continue; /* look_at too near look_from, or along up */
+        pw_camera cam = pw_scene_host_view(s, W, H).cam;
+        for (int k = 0; k < 60; k++) {
+            uint32_t w = 1u + (uint32_t)trng_range(&g, 0, 16), h = 1u + (uint32_t)trng_range(&g, 0, 16);
+            uint32_t x0 = (uint32_t)trng_range(&g, 0, (float)(W - w)), y0 = (uint32_t)trng_range(&g, 0, (float)(H - h));
+            float x1 = (float)(x0 + w), y1 = (float)(y0 + h);
+            /* the grazed ray: through a point on the block's edge moved e
+             * pixels out (a pixel in, to four out) */
+            float e = trng_range(&g, -1.0f, 4.0f), ex0 = (float)x0 - e, ex1 = x1 + e, ey0 = (float)y0 - e,
+                  ey1 = y1 + e;
+            int edge = (int)(4.0 * trng_unif(&g));
+            float gx = edge == 0 ? ex0 : edge == 1 ? ex1 : trng_range(&g, ex0, ex1);
+            float gy = edge == 2 ? ey0 : edge == 3 ? ey1 : trng_range(&g, ey0, ey1);
+            pw_ray gr = pw_camera_ray(&cam, gx, gy, (float)trng_unif(&g), (float)trng_unif(&g));
+            float t = trng_range(&g, 0.05f, 60.0f), focus = -v3_dot(cam.w, v3_sub(cam.corner, cam.origin));
+            float r = t * v3_len(cam.pixel_dx) / focus * trng_range(&g, 0.2f, 3.0f);
+            if (k % 4 == 0) { /* one in four at the lens, its centre up to r behind it */
+                r = trng_range(&g, 0.05f, 1.0f);
+                t = trng_range(&g, -r, r);
+            }
+            pw_vec3 side = v3_norm(v3_cross(gr.d, trng_dir(&g)));
+            pw_vec3 centre = v3_add(v3_add(gr.o, v3_scale(gr.d, t)), v3_scale(side, r * trng_range(&g, 0.8f, 1.2f)));
+            int hit = gx >= (float)x0 && gx < x1 && gy >= (float)y0 && gy < y1 &&
+                      pw_intersect_sphere(gr.o, gr.d, centre, r, 0.0f, PW_INF) > 0.0f;
+            for (int i = 0; i < 256 && !hit; i++) {
+                pw_ray ray = pw_camera_ray(&cam, (float)x0 + (float)w * (float)trng_unif(&g),
+                                           (float)y0 + (float)h * (float)trng_unif(&g), (float)trng_unif(&g),
+                                           (float)trng_unif(&g));
+                hit = pw_intersect_sphere(ray.o, ray.d, centre, r, 0.0f, PW_INF) > 0.0f;
+            }
+            int may = pw_camera_region_may_hit(&cam, (float)x0, (float)y0, x1, y1, centre, r);
+            if (hit && !may)
+                fail_msg("camera %d, block (%u, %u)-(%g, %g): sphere (%g, %g, %g) r %g is hit but culled", cam_i, x0,
+                         y0, x1, y1, centre.x, centre.y, centre.z, r);
+            kept_hit += hit;
+            culled += !may;
+            cases++;
+            /* a sphere wholly behind the lens */
+            pw_vec3 behind = v3_add(cam.origin, v3_scale(cam.w, 2.0f + cam.lens_radius + r));
+            if (pw_camera_region_may_hit(&cam, (float)x0, (float)y0, x1, y1, behind, r))
+                fail_msg("camera %d: a sphere behind the camera is kept", cam_i);
+        }
+    }
+    printf("region cull: %d cases, %d hit and kept, %d culled\n", cases, kept_hit, culled);
+    assert_true(cases > 1500 && kept_hit > cases / 10 && culled > cases / 5);
+    pw_scene_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +270,7 @@ int main(void)
         cmocka_unit_test(raster_places_pixels_on_the_image_plane),
         cmocka_unit_test(bad_cameras_are_refused),
         cmocka_unit_test(camera_turned_to_the_sky_sees_sky),
+        cmocka_unit_test(region_cull_keeps_every_hit_sphere),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -8,7 +8,9 @@
 #include "accel/bvh_traverse.h"
 #include "accel/sphere_groups.h"
 
-/* Small sphere-only scenes: every sphere against the ray. With the spheres
+/* Small sphere-only scenes: every sphere of spheres[0 .. n_spheres) (the
+ * scene's list, or the GPU's cut of it for a block's camera rays)
+ * against the ray; prim is the index in that array. With the spheres
  * in shared memory this beats any tree (BENCHMARKS.md B1 anchors). The
  * loop takes pw_intersect_sphere's steps itself, so the distances are
  * its; it keeps only the nearest sphere's id and its distance, updated
@@ -17,7 +19,8 @@
  * spheres, returning -1 and testing it afterwards cost several
  * instructions a sphere, and one helper for both this loop and
  * pw_hit_sphere made toy-small 3.5% slower (docs/PERFORMANCE.md). */
-PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+PW_HD int pw_sphere_list_walk(const pw_sphere *spheres, uint32_t n_spheres, pw_ray r, float tmin, float tmax,
+                              int any_hit, pw_hit *hit)
 {
     uint32_t best = PW_NO_HIT;
     /* Two spheres a turn, as nvcc unrolled it before the roots' tests
@@ -27,8 +30,8 @@ PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, flo
 #if PW_DEVICE_CODE
 #pragma unroll 2
 #endif
-    for (uint32_t i = 0; i < s->n_spheres; i++) {
-        pw_sphere sp = s->spheres[i];
+    for (uint32_t i = 0; i < n_spheres; i++) {
+        pw_sphere sp = spheres[i];
         pw_vec3 f = v3_sub(r.o, sp.c);
         float b, r2 = sp.r * sp.r;
         float disc = pw_sphere_disc(f, r.d, r2, &b);
@@ -52,6 +55,12 @@ PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, flo
     hit->prim = best;
     hit->u = hit->v = 0.0f;
     return best != PW_NO_HIT;
+}
+
+/* The scene's whole list. */
+PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
+{
+    return pw_sphere_list_walk(s->spheres, s->n_spheres, r, tmin, tmax, any_hit, hit);
 }
 
 /* Closest (or, with any_hit, any) hit in (tmin, tmax), tmin >= 0. On the host a view

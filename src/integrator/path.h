@@ -129,6 +129,20 @@ PW_HD pw_path pw_path_none(void)
     return p;
 }
 
+/* A path at the camera, with its camera ray and key. */
+PW_HD pw_path pw_path_start(pw_ray ray, uint32_t key)
+{
+    pw_path p;
+    p.ray = ray;
+    p.key = key;
+    p.beta = v3s(1.0f);
+    p.L = v3s(0.0f);
+    p.prev_pdf = 0.0f;
+    p.depth = 0;
+    p.flags = PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION | PW_ORIGIN_LENS << PW_PATH_ORIGIN_SHIFT;
+    return p;
+}
+
 PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm, uint32_t px, uint32_t py,
                             uint32_t sample)
 {
@@ -141,13 +155,7 @@ PW_HD pw_path pw_path_begin(const pw_scene_view *s, const pw_render_params *prm,
     float jx, jy, l1, l2;
     pw_rng_pair(p.key, &jx, &jy);
     pw_rng_next2(&rng, &l1, &l2);
-    p.ray = pw_camera_ray(&s->cam, (float)px + jx, (float)py + jy, l1, l2);
-    p.beta = v3s(1.0f);
-    p.L = v3s(0.0f);
-    p.prev_pdf = 0.0f;
-    p.depth = 0;
-    p.flags = PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION | PW_ORIGIN_LENS << PW_PATH_ORIGIN_SHIFT;
-    return p;
+    return pw_path_start(pw_camera_ray(&s->cam, (float)px + jx, (float)py + jy, l1, l2), p.key);
 }
 
 /* The environment seen by a ray that left the scene; an environment map is
@@ -600,9 +608,11 @@ PW_HD void pw_pool_store(const pw_sample_pool *pool, const pw_render_params *prm
  * each split into `split` children at its first hit (callers pass 1 or
  * prm->split: with a literal 1 the compiler drops the splitting code, which
  * otherwise costs registers on the GPU even when unused), with materials of
- * kinds (likewise a literal): what the CPU and CUDA megakernels run. On the
- * GPU every lane of the warp (or of the block, for a block's pool) calls
- * it with the same pool.
+ * kinds (likewise a literal): what the CPU and CUDA megakernels run (but
+ * the CUDA kernel of the sphere list without light sampling, which takes
+ * the same steps in a loop of its own: backend/cuda/cuda_camera_batch.h).
+ * On the GPU every lane of the warp (or of the block, for a block's pool)
+ * calls it with the same pool.
  *
  * Path regeneration: when a path ends, the next pass of the loop begins
  * the next item, so on the GPU a lane whose path died early starts a new

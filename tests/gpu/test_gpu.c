@@ -571,6 +571,49 @@ static void test_agree_block_pools(void **state)
     }
 }
 
+/* The sphere list's megakernel without light sampling traces camera rays
+ * in batches, each block's through only the spheres its pixels' rays may
+ * hit (backend/cuda/cuda_camera_batch.h): its images must equal the
+ * wavefront's to the bit, and agree with the CPU's, at 1, 4 and 40
+ * samples a launch (16x4, 8x4 and 4x2 tiles; 40: two pools), on an image
+ * of partial tiles; on toy-small, and on toy-small with a wide lens among
+ * six more spheres: beside it, straddling the lens's plane, behind it (seen
+ * in the mirrors) and just off the image's edges, where a wrong cull would
+ * lose them. */
+static void test_agree_camera_batches(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    for (int k = 0; k < 2; k++) {
+        pw_scene *s = builtin("toy-small");
+        if (k == 1) {
+            uint32_t mirror = pw_scene_add_material(s, pw_metal(.9f, .9f, .9f, 0.0f));
+            uint32_t red = pw_scene_add_material(s, pw_lambert(.8f, .2f, .2f));
+            const float spheres[6][4] = {{0.7f, 2.0f, 3.0f, 0.4f},  {-0.6f, 1.6f, 3.2f, 0.5f}, {0.0f, 2.0f, 5.0f, 1.0f},
+                                         {2.9f, 0.3f, 0.0f, 0.4f},  {-2.9f, 0.3f, 0.2f, 0.4f}, {0.0f, 0.6f, -1.0f, 0.3f}};
+            for (int i = 0; i < 6; i++)
+                assert_int_equal(pw_scene_add_sphere(s, v3(spheres[i][0], spheres[i][1], spheres[i][2]), spheres[i][3],
+                                                     i % 2 ? mirror : red),
+                                 PW_OK);
+            pw_camera_params c;
+            pw_scene_get_camera(s, &c);
+            c.aperture = 0.4f;
+            c.focus_dist = 2.0f;
+            c.vfov_deg = 70.0f;
+            assert_int_equal(pw_scene_set_camera(s, &c), PW_OK);
+        }
+        const int spps[3] = {1, 4, 40};
+        for (int i = 0; i < 3; i++) {
+            char name[80];
+            snprintf(name, sizeof name, "%s, 97x61, %d spp", k ? "toy-small with spheres at the lens" : "toy-small",
+                     spps[i]);
+            check_agreement(name, s, 97, 61, spps[i]);
+        }
+        pw_scene_free(s);
+    }
+}
+
 /* With almost all device memory taken, a big render must fail with a clear
  * out-of-memory message, not crash or produce a black image. */
 static void test_out_of_device_memory(void **state)
@@ -608,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_agree_partial_tiles_and_calls),
         cmocka_unit_test_teardown(test_agree_streams, unset_debug_switches),
         cmocka_unit_test(test_agree_block_pools),
+        cmocka_unit_test(test_agree_camera_batches),
         cmocka_unit_test(test_agree_waves_in_turn),
         cmocka_unit_test(test_agree_half_waves),
         cmocka_unit_test(test_agree_envmap),

@@ -2,13 +2,16 @@
  * its samples from its warp's pool of the tile's pixels (in the sphere-only
  * kernels its block's pool, of the block's four tiles; in a stream of
  * tiles, of tile after tile), through the same path loop as the CPU backend
- * (pw_path_trace_pool). Accumulation stays on the device until the image
- * is read. */
+ * (pw_path_trace_pool), or for the sphere list without light sampling
+ * (toy-small) a loop over the same path steps that traces camera rays in
+ * batches (cuda_camera_batch.h). Accumulation stays on the device until
+ * the image is read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/renderer.h"
+#include "backend/cuda/cuda_camera_batch.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
 #include "accel/sphere_groups.h"
@@ -102,7 +105,7 @@ __device__ __forceinline__ static void pool_barrier(int block)
 __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
                                                  uint32_t spp, uint32_t sample_base, unsigned long long *counters,
                                                  mega_tiles tiles, uint32_t split, uint32_t kinds, int light_mode,
-                                                 int list, int wide, int only, int streamed)
+                                                 int list, int wide, int only, int streamed, int batched)
 {
     pw_render_params prm = *prm_in;
     if (light_mode != MEGA_ANY)
@@ -155,9 +158,11 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
      * groups, shadow rays go through their lights' direction maps
      * (accel/sphere_dirmap.h), a few sphere tests each, and dealing them
      * out cost more than it saved: toy 12,770 Mray/s without it, 11,770
-     * with it (docs/PERFORMANCE.md). */
+     * with it (docs/PERFORMANCE.md). The batched kernel has each warp's
+     * ring of camera hits there instead (cuda_camera_batch.h). */
     pw_vec3 *radiance = (pw_vec3 *)((char *)pw_shared_spheres + flat_bytes);
     pw_shadow_slot *slots = (pw_shadow_slot *)(radiance + ((MEGA_WARPS * per_chunk) << tiles.n_log2));
+    mega_ring *rings = (mega_ring *)slots;
     pw_sample_pool pool = {tile_x << tiles.w_log2, tile_y << (n_log2 - tiles.w_log2),
                            tiles.w_log2, n_log2, 0, 0, &next_item[block_pool ? 0u : warp],
                            radiance + (block_pool ? 0u : (warp * per_chunk) << tiles.n_log2),
@@ -178,6 +183,11 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
         pool.radiance = tiles.radiance;
         pool.sum = tiles.radiance ? NULL : sum;
     }
+    /* The batched loop's list of the spheres the block's camera rays may hit. */
+    mega_camera_list cam_list = {NULL, NULL, 0};
+    if (batched)
+        cam_list = mega_camera_cull(view, pool.x0, pool.y0, pool.x0 + (1u << tiles.w_log2),
+                                    pool.y0 + (1u << (n_log2 - tiles.w_log2)));
     uint32_t ext = 0, shadow = 0;
     for (uint32_t done = 0; done < spp && (streamed || pool.y0 < prm.height); done += per_chunk) {
         pool.first = sample_base + done;
@@ -191,7 +201,10 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
                 ring[warp][0] = pw_pool_fetch_tile(&pool);
         }
         pool_barrier(block_pool);
-        pw_path_trace_pool(view, &prm, &pool, split, kinds, &ext, &shadow);
+        if (batched)
+            mega_pool_batched(view, &prm, &pool, cam_list, rings + warp, kinds, &ext);
+        else
+            pw_path_trace_pool(view, &prm, &pool, split, kinds, &ext, &shadow);
         if (streamed)
             break;
         pool_barrier(block_pool);
@@ -210,15 +223,20 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
  * at most 64 registers a thread and 50% occupancy (the launches use blocks
  * of MEGA_WARPS warps; the bound only sets the register cap). The kernel
  * wants ~93 registers; capping it at 64 spills a little but doubles
- * resident warps, which measured faster (docs/PERFORMANCE.md). */
-#define MEGA_KERNEL_S(name, split, kinds, light_mode, list, wide, only, streamed)                                  \
-    __global__ void __launch_bounds__(256, 4)                                                                      \
+ * resident warps, which measured faster (docs/PERFORMANCE.md). The batched
+ * loop (cuda_camera_batch.h) takes 61 registers on its own; capped at 56
+ * (9 blocks of 128 threads), it spills 12 bytes, and toy-small ran 48,820
+ * Mray/s against 48,420 at 8 blocks (docs/PERFORMANCE.md). */
+#define MEGA_KERNEL_SB(name, split, kinds, light_mode, list, wide, only, streamed, batched)                         \
+    __global__ void __launch_bounds__(batched ? 32 * MEGA_WARPS : 256, batched ? 9 : 4)                            \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
              uint32_t sample_base, unsigned long long *counters, mega_tiles tiles)                                 \
     {                                                                                                              \
         mega_tile(&view, &prm, sum, spp, sample_base, counters, tiles, split, kinds, light_mode, list, wide,       \
-                  only, streamed);                                                                                 \
+                  only, streamed, batched);                                                                        \
     }
+#define MEGA_KERNEL_S(name, split, kinds, light_mode, list, wide, only, streamed)                                  \
+    MEGA_KERNEL_SB(name, split, kinds, light_mode, list, wide, only, streamed, 0)
 #define MEGA_KERNEL(name, split, kinds, light_mode, list, wide, only)                                              \
     MEGA_KERNEL_S(name, split, kinds, light_mode, list, wide, only, 0)
 
@@ -242,8 +260,11 @@ MEGA_KERNEL_S(pw_megakernel_toy_groups_stream, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_
 /* The same without light sampling (emission counted when hit), the light
  * mode of toy-small and rtiow. */
 MEGA_KERNEL(pw_megakernel_nolight_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_NONE, 0, ONLY_SPHERES)
-MEGA_KERNEL(pw_megakernel_nolight_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_LIST, 0, ONLY_SPHERES)
 MEGA_KERNEL(pw_megakernel_nolight_groups, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_GROUPS, 0, ONLY_SPHERES)
+/* Over the list, with camera rays in batches (cuda_camera_batch.h); the
+ * shared loop's kernel stays, for comparisons (PATHWAVE_MEGA_BATCH=0). */
+MEGA_KERNEL_SB(pw_megakernel_nolight_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_LIST, 0, ONLY_SPHERES, 0, 1)
+MEGA_KERNEL(pw_megakernel_nolight_list_shared, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_LIST, 0, ONLY_SPHERES)
 /* Microfacet materials, textures or delta lights: kernels of their own,
  * so that the registers they need do not burden renders without; and the
  * same with ray splitting. */
@@ -280,10 +301,14 @@ static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
         return v->flat_spheres == PW_FLAT_LIST     ? pw_megakernel_toy_list
                : v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_toy_groups
                                                    : pw_megakernel_toy_bvh;
+    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE && v->flat_spheres != PW_FLAT_LIST)
+        return v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_nolight_groups : pw_megakernel_nolight_bvh;
+    /* The list (up to 32 spheres, PATHWAVE_CUDA_FLAT) with camera rays in
+     * batches; PATHWAVE_MEGA_BATCH=0 takes the shared loop, to compare. */
+    const char *batch = getenv("PATHWAVE_MEGA_BATCH");
     if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE)
-        return v->flat_spheres == PW_FLAT_LIST     ? pw_megakernel_nolight_list
-               : v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_nolight_groups
-                                                   : pw_megakernel_nolight_bvh;
+        return (batch && *batch == '0') || v->n_spheres > MEGA_CAMERA_LIST ? pw_megakernel_nolight_list_shared
+                                                                           : pw_megakernel_nolight_list;
     return pw_megakernel;
 }
 
@@ -344,10 +369,15 @@ extern "C" int pw_cuda_usable(void)
  * 8 measured slower: rtiow's 10 samples a launch then took two pools,
  * 7,120 against 7,583 Mray/s, toy-small's 32 four, 27,060 against
  * 27,440): its radiance takes shared memory, which comes out of the L1
- * cache. */
-static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int streamed)
+ * cache. The batched loop's ring (10 KB a block) leaves room for half
+ * that, 8 samples of each pixel of a 32-pixel tile, or 32 of an 8-pixel
+ * one: 4x2 from 9 samples a launch (toy-small at 32, 4x2 53,780 Mray/s,
+ * 8x1 53,850 and 2x4 53,660; docs/PERFORMANCE.md). */
+static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int streamed, int batched)
 {
     unsigned w = spp <= 2 && !wide_bvh ? 16 : spp > 16 ? 4 : 8, h = 4, ew, eh;
+    if (batched && spp > 8)
+        w = 4, h = 2;
     /* A stream's tiles: 8x4 pixels at one sample a pixel, 4x4 at two,
      * 8x2 at four. Small tiles leave the last tiles of a frame little
      * work, and all SMs are done sooner (cornell at 1: 16x4 5,537 and
@@ -364,7 +394,8 @@ static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int str
     t.w_log2 = (uint32_t)__builtin_ctz(w);
     t.n_log2 = (uint32_t)__builtin_ctz(w * h);
     t.nx = (width + w - 1) / w;
-    uint32_t most = PW_POOL_ITEMS >> t.n_log2; /* samples of each pixel a pool holds: 16 with 32-pixel tiles */
+    /* samples of each pixel a pool holds: 16 with 32-pixel tiles */
+    uint32_t most = (batched ? PW_POOL_ITEMS / 2 : PW_POOL_ITEMS) >> t.n_log2;
     t.chunk = spp < most ? spp : most;
     t.next_tile = NULL;
     t.n_tiles = t.spp_log2 = 0;
@@ -403,7 +434,7 @@ static int use_stream(pw_renderer *r, cuda_state *c, int spp, mega_kernel_fn *ke
     if ((e && *e == '0') || !stream_kernel(*kernel) || (spp != 1 && spp != 2 && spp != 4) ||
         r->params.width > 16384 || r->params.height > 16384)
         return 0;
-    mega_tiles s = tile_shape(r->params.width, (uint32_t)spp, 0, 1);
+    mega_tiles s = tile_shape(r->params.width, (uint32_t)spp, 0, 1, 0);
     if (r->params.width % (1u << s.w_log2) || r->params.height % (1u << (s.n_log2 - s.w_log2)))
         return 0;
     mega_kernel_fn k = stream_kernel(*kernel);
@@ -532,18 +563,20 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     cuda_state *c = (cuda_state *)r->cuda;
     mega_kernel_fn kernel = pick_kernel(r, c);
     int slots = kernel == pw_megakernel_toy_list || kernel == pw_megakernel_toy_bvh;
+    int batched = kernel == pw_megakernel_nolight_list;
     mega_tiles tiles;
     int streamed = use_stream(r, c, spp, &kernel, &tiles);
     if (!streamed)
-        tiles = tile_shape(r->params.width, (uint32_t)spp, (int)c->scene.view.wide_bvh, 0);
+        tiles = tile_shape(r->params.width, (uint32_t)spp, (int)c->scene.view.wide_bvh, 0, batched);
     uint32_t tile_h = 1u << (tiles.n_log2 - tiles.w_log2), ny = (r->params.height + tile_h - 1) / tile_h;
     uint32_t n_blocks = tiles.nx * ((ny + MEGA_WARPS - 1) / MEGA_WARPS);
     /* Dynamic shared memory: the spheres of a flat scene, then each warp's
      * pool of radiance (or the block pool's, of the same size), then, for
      * the toy kernels that deal shadow rays, each warp's shadow slots
-     * (mega_tile). Only they use slots, and the 3,584 bytes a block would
-     * cost the others resident blocks at 16 samples a pixel and more. A
-     * stream's radiance goes to device memory. */
+     * (mega_tile), or for the batched kernel each warp's ring. Only they
+     * use slots, and the 3,584 bytes a block would cost the others
+     * resident blocks at 16 samples a pixel and more. A stream's radiance
+     * goes to device memory. */
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     if (streamed) {
         tiles.n_tiles = tiles.nx * ny;
@@ -552,7 +585,8 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
         r->stats.gpu_stream_launches++;
     } else
         smem += ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3) +
-                (slots ? (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot) : 0);
+                (slots ? (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot) : 0) +
+                (batched ? (size_t)MEGA_WARPS * sizeof(mega_ring) : 0);
     PW_CUDA_TRY(cudaMemset(c->d_counters, 0, 2 * sizeof(unsigned long long)));
     PW_CUDA_TRY(cudaEventRecord(c->ev_start));
     kernel<<<n_blocks, 32 * MEGA_WARPS, smem>>>(c->scene.view, r->params, c->d_sum, (uint32_t)spp, c->samples_done,
