@@ -224,9 +224,10 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
  * of MEGA_WARPS warps; the bound only sets the register cap). The kernel
  * wants ~93 registers; capping it at 64 spills a little but doubles
  * resident warps, which measured faster (docs/PERFORMANCE.md). The batched
- * loop (cuda_camera_batch.h) takes 61 registers on its own; capped at 56
- * (9 blocks of 128 threads), it spills 12 bytes, and toy-small ran 48,820
- * Mray/s against 48,420 at 8 blocks (docs/PERFORMANCE.md). */
+ * loop (cuda_camera_batch.h) takes 62 registers under that bound; capped
+ * at 56 (9 blocks of 128 threads) it spills 12 bytes, and an earlier form
+ * of it ran toy-small at 48,820 Mray/s against 48,420 at 8 blocks
+ * (docs/PERFORMANCE.md). */
 #define MEGA_KERNEL_SB(name, split, kinds, light_mode, list, wide, only, streamed, batched)                         \
     __global__ void __launch_bounds__(batched ? 32 * MEGA_WARPS : 256, batched ? 9 : 4)                            \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
