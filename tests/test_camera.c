@@ -185,43 +185,87 @@ static void camera_turned_to_the_sky_sees_sky(void **state)
     pw_scene_free(s);
 }
 
+/* A sphere that a ray q pixels inside edge `edge` of block [x0, x1) x
+ * [y0, y1) grazes from outside the block: its centre at distance t along
+ * the ray, moved off it by 0.99999 r away from the block, square to the
+ * ray. The hardest case for a cull: its centre lies just beyond the
+ * block's side plane, by about r. */
+static pw_vec3 sphere_beyond_edge(const pw_camera *cam, float x0, float y0, float x1, float y1, int edge, float q,
+                                  float along, float t, float r, pw_ray *ray)
+{
+    float x = edge == 0 ? x0 + q : edge == 1 ? x1 - q : along;
+    float y = edge == 2 ? y0 + q : edge == 3 ? y1 - q : along;
+    *ray = pw_camera_ray(cam, x, y, 0.5f, 0.5f);
+    pw_vec3 out = edge < 2 ? v3_scale(cam->pixel_dx, edge == 0 ? -1.0f : 1.0f)
+                           : v3_scale(cam->pixel_dy, edge == 2 ? -1.0f : 1.0f);
+    out = v3_norm(v3_sub(out, v3_scale(ray->d, v3_dot(out, ray->d))));
+    return v3_add(v3_add(ray->o, v3_scale(ray->d, t)), v3_scale(out, 0.99999f * r));
+}
+
 /* The sphere list's camera-ray cull (pw_camera_region_may_hit, the GPU's
  * batched camera rays): a sphere that some camera ray through a block of
- * pixels hits must never be culled. Thin-lens cameras of several fields
- * of view, apertures and focus distances; blocks of 1 to 16 pixels a
- * side; spheres of 0.2 to 3 pixels' footprint placed to graze a ray
- * through a point from a pixel inside the block's edge to four outside it
- * (the cases a cull gets wrong first), and one in four at the lens,
- * straddling the plane it lies in. Each is checked with 256 rays through
- * the block (pixel jitter and lens samples) and with the grazed ray
- * itself. Spheres wholly behind the camera must be culled, and so must a
- * good share of the grazing ones (a cull that keeps everything fails). */
+ * pixels hits must never be culled.
+ * - Wide: 40 thin-lens cameras of 15 to 120 degrees on a 64x48 raster,
+ *   blocks of 1 to 16 pixels a side; spheres of 0.2 to 3 pixels'
+ *   footprint grazing a ray through a point from a pixel inside the
+ *   block's edge to four outside it, one in four at the lens, straddling
+ *   its plane. Each is checked with 256 rays through the block (pixel
+ *   jitter and lens samples) and with the grazed ray itself. Spheres
+ *   wholly behind the camera must be culled, and so must a good share of
+ *   the grazing ones (a cull that keeps everything fails).
+ * - Narrow: 60 pinhole cameras of 1 to 8 degrees at 1920x1080 and
+ *   3840x2160 (one in three mirrored, as pbrt's), blocks of 4x8 pixels
+ *   where the GPU puts them, whose side planes come from nearly parallel
+ *   rays, each with 40 spheres that a ray up to half a pixel inside an
+ *   edge grazes from beyond the edge's plane (sphere_beyond_edge). A side
+ *   plane made as the cross product of two corners' rays in float lost
+ *   hundreds of these. */
 static void region_cull_keeps_every_hit_sphere(void **state)
 {
     (void)state;
     pw_scene *s = builtin("toy-small");
     test_rng g = {41};
-    const uint32_t W = 64, H = 48;
-    int kept_hit = 0, culled = 0, cases = 0;
-    for (int cam_i = 0; cam_i < 40; cam_i++) {
+    int kept_hit = 0, culled = 0, cases = 0, edge_cases = 0;
+    for (int cam_i = 0; cam_i < 100; cam_i++) {
+        int narrow = cam_i >= 40;
+        uint32_t W = narrow ? (cam_i % 2 ? 3840 : 1920) : 64, H = narrow ? (cam_i % 2 ? 2160 : 1080) : 48;
         pw_camera_params c;
         pw_scene_get_camera(s, &c);
         if (cam_i > 0) { /* the first: toy-small's own */
             set3(c.look_from, trng_range(&g, -5, 5), trng_range(&g, -5, 5), trng_range(&g, -5, 5));
             set3(c.look_at, trng_range(&g, -5, 5), trng_range(&g, -5, 5), trng_range(&g, -5, 5));
-            c.vfov_deg = trng_range(&g, 15, 120);
-            c.aperture = cam_i % 4 == 0 ? 0.0f : trng_range(&g, 0, 0.6f);
+            c.vfov_deg = narrow ? trng_range(&g, 1, 8) : trng_range(&g, 15, 120);
+            c.aperture = narrow || cam_i % 4 == 0 ? 0.0f : trng_range(&g, 0, 0.6f);
             c.focus_dist = trng_range(&g, 0.5f, 12);
         }
         if (pw_scene_set_camera(s, &c) != PW_OK)
             continue; /* look_at too near look_from, or along up */
+        s->cam.mirror_x = narrow && cam_i % 3 == 0;
         pw_camera cam = pw_scene_host_view(s, W, H).cam;
-        for (int k = 0; k < 60; k++) {
+        for (int k = 0; k < (narrow ? 40 : 60); k++) {
+            if (narrow) {
+                float x0 = (float)(4 * (uint32_t)trng_range(&g, 0, (float)(W / 4))), x1 = x0 + 4.0f;
+                float y0 = (float)(8 * (uint32_t)trng_range(&g, 0, (float)(H / 8))), y1 = y0 + 8.0f;
+                int edge = (int)(4.0 * trng_unif(&g));
+                float along = edge < 2 ? trng_range(&g, y0, y1) : trng_range(&g, x0, x1);
+                float t = trng_range(&g, 1.0f, 50.0f), r = t * 1e-3f * trng_range(&g, 0.1f, 1.1f);
+                pw_ray ray;
+                pw_vec3 centre = sphere_beyond_edge(&cam, x0, y0, x1, y1, edge, trng_range(&g, 0.0f, 0.5f), along,
+                                                    t, r, &ray);
+                if (!(pw_intersect_sphere(ray.o, ray.d, centre, r, 0.0f, PW_INF) > 0.0f))
+                    continue;
+                edge_cases++;
+                if (!pw_camera_region_may_hit(&cam, x0, y0, x1, y1, centre, r))
+                    fail_msg("camera %d (%g degrees, %ux%u): block (%g, %g), edge %d: sphere (%g, %g, %g) r %g is hit "
+                             "but culled",
+                             cam_i, (double)c.vfov_deg, W, H, x0, y0, edge, centre.x, centre.y, centre.z, r);
+                continue;
+            }
             uint32_t w = 1u + (uint32_t)trng_range(&g, 0, 16), h = 1u + (uint32_t)trng_range(&g, 0, 16);
             uint32_t x0 = (uint32_t)trng_range(&g, 0, (float)(W - w)), y0 = (uint32_t)trng_range(&g, 0, (float)(H - h));
             float x1 = (float)(x0 + w), y1 = (float)(y0 + h);
             /* the grazed ray: through a point on the block's edge moved e
-             * pixels out (a pixel in, to four out) */
+             * pixels out (negative: in) */
             float e = trng_range(&g, -1.0f, 4.0f), ex0 = (float)x0 - e, ex1 = x1 + e, ey0 = (float)y0 - e,
                   ey1 = y1 + e;
             int edge = (int)(4.0 * trng_unif(&g));
@@ -257,8 +301,9 @@ static void region_cull_keeps_every_hit_sphere(void **state)
                 fail_msg("camera %d: a sphere behind the camera is kept", cam_i);
         }
     }
-    printf("region cull: %d cases, %d hit and kept, %d culled\n", cases, kept_hit, culled);
-    assert_true(cases > 1500 && kept_hit > cases / 10 && culled > cases / 5);
+    printf("region cull: %d cases, %d hit and kept, %d culled; %d spheres beyond a narrow block's edge, all kept\n",
+           cases, kept_hit, culled, edge_cases);
+    assert_true(cases > 2000 && kept_hit > cases / 10 && culled > cases / 5 && edge_cases > 1200);
     pw_scene_free(s);
 }
 

@@ -225,6 +225,7 @@ static int unset_debug_switches(void **state)
     (void)state;
     unsetenv("PATHWAVE_CUDA_FLAT");
     unsetenv("PATHWAVE_MEGA_TILE");
+    unsetenv("PATHWAVE_MEGA_BATCH");
     return 0;
 }
 
@@ -402,7 +403,7 @@ static void test_rays_mega_equal_wave(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    const gpu_case plain = {97, 61, 2, 1, 0, 0}, split = {97, 61, 2, 3, 999, 0};
+    const gpu_case plain = {97, 61, 2, 1, 0, 0}, split = {97, 61, 2, 3, 999, 0}, batched = {97, 61, 12, 1, 0, 0};
     const char *names[2] = {"toy", "cornell"};
     for (int k = 0; k < 2; k++) {
         pw_scene *s = builtin(names[k]);
@@ -410,6 +411,10 @@ static void test_rays_mega_equal_wave(void **state)
         check_rays_equal(names[k], s, &split);
         pw_scene_free(s);
     }
+    pw_scene *ts = builtin("toy-small"); /* the megakernel's camera rays in batches (cuda_camera_batch.h) */
+    check_rays_equal("toy-small", ts, &plain);
+    check_rays_equal("toy-small", ts, &batched);
+    pw_scene_free(ts);
     pw_scene *s = test_scene_eight_toy_lights(30);
     check_rays_equal("eight toy lights", s, &plain);
     pw_scene_free(s);
@@ -551,11 +556,12 @@ static void test_agree_streams(void **state)
 
 /* The sphere-only megakernels share one pool of samples among a block's
  * warps, over their four tiles (4x4 pixels each from 17 samples a pixel a
- * launch): at 40 samples a pixel in one call, pools of 32 and then 8
- * samples of each pixel, over a 97x61 image whose right and bottom blocks
- * are cut by its edges, through the sphere list without light sampling
- * (toy-small), the BVH (rtiow) and the list with the toy estimator's
- * shadow slots (eight lights, 14 spheres). */
+ * launch; 4x2 from 9 in the list's batched kernel): at 40 samples a pixel
+ * in one call, pools of 32 and then 8 samples of each pixel, over a 97x61
+ * image whose right and bottom blocks are cut by its edges, through the
+ * sphere list without light sampling (toy-small, camera rays in batches),
+ * the BVH (rtiow) and the list with the toy estimator's shadow slots
+ * (eight lights, 14 spheres). */
 static void test_agree_block_pools(void **state)
 {
     (void)state;
@@ -574,8 +580,9 @@ static void test_agree_block_pools(void **state)
 /* The sphere list's megakernel without light sampling traces camera rays
  * in batches, each block's through only the spheres its pixels' rays may
  * hit (backend/cuda/cuda_camera_batch.h): its images must equal the
- * wavefront's to the bit, and agree with the CPU's, at 1, 4 and 40
- * samples a launch (16x4, 8x4 and 4x2 tiles; 40: two pools), on an image
+ * wavefront's to the bit, and the shared loop's (PATHWAVE_MEGA_BATCH=0),
+ * and agree with the CPU's, at 1, 4 and 12 samples a launch (16x4, 8x4
+ * and 4x2 tiles; test_agree_block_pools runs 40, two pools), on an image
  * of partial tiles; on toy-small, and on toy-small with a wide lens among
  * six more spheres: beside it, straddling the lens's plane, behind it (seen
  * in the mirrors) and just off the image's edges, where a wrong cull would
@@ -590,8 +597,9 @@ static void test_agree_camera_batches(void **state)
         if (k == 1) {
             uint32_t mirror = pw_scene_add_material(s, pw_metal(.9f, .9f, .9f, 0.0f));
             uint32_t red = pw_scene_add_material(s, pw_lambert(.8f, .2f, .2f));
-            const float spheres[6][4] = {{0.7f, 2.0f, 3.0f, 0.4f},  {-0.6f, 1.6f, 3.2f, 0.5f}, {0.0f, 2.0f, 5.0f, 1.0f},
-                                         {2.9f, 0.3f, 0.0f, 0.4f},  {-2.9f, 0.3f, 0.2f, 0.4f}, {0.0f, 0.6f, -1.0f, 0.3f}};
+            const float spheres[6][4] = {{0.7f, 2.0f, 3.0f, 0.4f}, {-0.6f, 1.6f, 3.2f, 0.5f},
+                                         {0.0f, 2.0f, 5.0f, 1.0f}, {2.9f, 0.3f, 0.0f, 0.4f},
+                                         {-2.9f, 0.3f, 0.2f, 0.4f}, {0.0f, 0.6f, -1.0f, 0.3f}};
             for (int i = 0; i < 6; i++)
                 assert_int_equal(pw_scene_add_sphere(s, v3(spheres[i][0], spheres[i][1], spheres[i][2]), spheres[i][3],
                                                      i % 2 ? mirror : red),
@@ -603,12 +611,25 @@ static void test_agree_camera_batches(void **state)
             c.vfov_deg = 70.0f;
             assert_int_equal(pw_scene_set_camera(s, &c), PW_OK);
         }
-        const int spps[3] = {1, 4, 40};
+        const int spps[3] = {1, 4, 12};
         for (int i = 0; i < 3; i++) {
             char name[80];
             snprintf(name, sizeof name, "%s, 97x61, %d spp", k ? "toy-small with spheres at the lens" : "toy-small",
                      spps[i]);
-            check_agreement(name, s, 97, 61, spps[i]);
+            gpu_case c = {97, 61, spps[i], 1, 0, 0};
+            check_case(name, s, &c);
+            float *batched, *shared;
+            assert_int_equal(render(s, PW_BACKEND_CUDA_MEGA, &c, &batched), PW_OK);
+            setenv("PATHWAVE_MEGA_BATCH", "0", 1);
+            assert_int_equal(render(s, PW_BACKEND_CUDA_MEGA, &c, &shared), PW_OK);
+            unsetenv("PATHWAVE_MEGA_BATCH");
+            size_t n = (size_t)c.w * c.h, differ = 0;
+            for (size_t p = 0; p < n; p++)
+                differ += memcmp(batched + 3 * p, shared + 3 * p, 3 * sizeof *batched) != 0;
+            printf("%s: batched and shared loops differ in %zu of %zu pixels\n", name, differ, n);
+            assert_true(differ == 0);
+            free(batched);
+            free(shared);
         }
         pw_scene_free(s);
     }
@@ -651,7 +672,7 @@ int main(void)
         cmocka_unit_test(test_agree_partial_tiles_and_calls),
         cmocka_unit_test_teardown(test_agree_streams, unset_debug_switches),
         cmocka_unit_test(test_agree_block_pools),
-        cmocka_unit_test(test_agree_camera_batches),
+        cmocka_unit_test_teardown(test_agree_camera_batches, unset_debug_switches),
         cmocka_unit_test(test_agree_waves_in_turn),
         cmocka_unit_test(test_agree_half_waves),
         cmocka_unit_test(test_agree_envmap),

@@ -10,9 +10,9 @@
  * ground and one sphere or none); a camera ray that misses is its sample's
  * whole path, and the hits wait in a ring in shared memory. A lane whose
  * path ends takes a waiting hit and shades it in the same pass, so every
- * pass traces the lanes' own rays only. Toy-small 45,730 to 53,810 Mray/s
+ * pass traces the lanes' own rays only. Toy-small 45,739 to 54,049 Mray/s
  * on an H100, images equal to the bit; rtiow through the BVH (no list to
- * cut) lost 3-7%, so it keeps the shared loop (docs/PERFORMANCE.md). */
+ * cut) lost 3-15%, so it keeps the shared loop (docs/PERFORMANCE.md). */
 #ifndef PW_CUDA_CAMERA_BATCH_H
 #define PW_CUDA_CAMERA_BATCH_H
 
@@ -31,18 +31,20 @@ typedef struct mega_ring {
 
 /* The spheres that camera rays through a block's pixels may hit, in scene
  * order (so that a tie goes to the sphere the whole list would report),
- * with their ids. At most MEGA_CAMERA_LIST spheres: one a lane of a warp. */
+ * with their ids. Lists of at most MEGA_CAMERA_LIST spheres, one a lane of
+ * a warp: the default list's (PW_CUDA_FLAT_MAX); pick_kernel gives longer
+ * ones (PATHWAVE_CUDA_FLAT) the shared loop. */
 #define MEGA_CAMERA_LIST 32
-static_assert(PW_CUDA_FLAT_MAX <= MEGA_CAMERA_LIST, "the sphere list's spheres fit one warp");
+static_assert(PW_CUDA_FLAT_MAX <= MEGA_CAMERA_LIST, "the default sphere list fits one warp");
 typedef struct mega_camera_list {
     const pw_sphere *spheres;
     const uint32_t *ids;
     uint32_t n;
 } mega_camera_list;
 
-/* The list of the block's pixels [x0, x1) x [y0, y1), which every thread
- * of the block calls together (view: the list of at most
- * MEGA_CAMERA_LIST spheres). */
+/* The spheres of view's list (at most MEGA_CAMERA_LIST) that camera rays
+ * through the block's pixels [x0, x1) x [y0, y1) may hit. Every thread of
+ * the block calls it together. */
 __device__ static mega_camera_list mega_camera_cull(const pw_scene_view *view, uint32_t x0, uint32_t y0, uint32_t x1,
                                                     uint32_t y1)
 {

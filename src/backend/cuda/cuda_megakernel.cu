@@ -101,7 +101,9 @@ __device__ __forceinline__ static void pool_barrier(int block)
  * list and wide are literals or MEGA_ANY. With streamed (a literal: the
  * stream kernels) the warp is persistent and goes on from tile to tile
  * (mega_tiles, pw_sample_pool), and its samples' radiance goes to device
- * memory instead. */
+ * memory instead. With batched (a literal: the sphere list's kernel
+ * without light sampling) the lanes take the pool's samples 32 at a time,
+ * camera rays traced, through mega_pool_batched (cuda_camera_batch.h). */
 __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
                                                  uint32_t spp, uint32_t sample_base, unsigned long long *counters,
                                                  mega_tiles tiles, uint32_t split, uint32_t kinds, int light_mode,
@@ -363,8 +365,9 @@ extern "C" int pw_cuda_usable(void)
  * with 4x4 or 8x2, 41,700 with 8 pixels; at 64, 41,580 with 8x4 and
  * 42,860 with 4x4; cornell 1080p at 32, 6,760 and 6,920; Sponza 1080p
  * at 32, 9,100 and 10,810; docs/PERFORMANCE.md).
- * PATHWAVE_MEGA_TILE=WxH (powers of two, 8 to 512 pixels; in a stream,
- * 32 samples or more) sets another shape, for tuning. A warp's pool holds
+ * PATHWAVE_MEGA_TILE=WxH (powers of two, 8 to 512 pixels, 256 for the
+ * batched kernel; in a stream, 32 samples or more) sets another shape, for
+ * tuning. A warp's pool holds
  * PW_POOL_ITEMS samples, 16 of each pixel of a 32-pixel tile (6 KB of
  * radiance a warp; a block pool MEGA_WARPS times that, 24 KB;
  * 8 measured slower: rtiow's 10 samples a launch then took two pools,
@@ -388,15 +391,15 @@ static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int str
     if (streamed)
         w = spp == 2 ? 4 : 8, h = spp == 4 ? 2 : 4;
     const char *e = getenv("PATHWAVE_MEGA_TILE");
+    uint32_t items = batched ? PW_POOL_ITEMS / 2 : PW_POOL_ITEMS; /* a warp's pool */
     if (e && sscanf(e, "%ux%u", &ew, &eh) == 2 && ew && eh && !(ew & (ew - 1)) && !(eh & (eh - 1)) &&
-        (streamed ? ew * eh * spp >= 32 : ew * eh >= 8) && ew * eh <= PW_POOL_ITEMS)
+        (streamed ? ew * eh * spp >= 32 : ew * eh >= 8) && ew * eh <= items)
         w = ew, h = eh;
     mega_tiles t;
     t.w_log2 = (uint32_t)__builtin_ctz(w);
     t.n_log2 = (uint32_t)__builtin_ctz(w * h);
     t.nx = (width + w - 1) / w;
-    /* samples of each pixel a pool holds: 16 with 32-pixel tiles */
-    uint32_t most = (batched ? PW_POOL_ITEMS / 2 : PW_POOL_ITEMS) >> t.n_log2;
+    uint32_t most = items >> t.n_log2; /* samples of each pixel a pool holds: 16 with 32-pixel tiles */
     t.chunk = spp < most ? spp : most;
     t.next_tile = NULL;
     t.n_tiles = t.spp_log2 = 0;
@@ -574,10 +577,10 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     /* Dynamic shared memory: the spheres of a flat scene, then each warp's
      * pool of radiance (or the block pool's, of the same size), then, for
      * the toy kernels that deal shadow rays, each warp's shadow slots
-     * (mega_tile), or for the batched kernel each warp's ring. Only they
-     * use slots, and the 3,584 bytes a block would cost the others
-     * resident blocks at 16 samples a pixel and more. A stream's radiance
-     * goes to device memory. */
+     * (mega_tile): only those kernels get them, as the 3,584 bytes a block
+     * would cost the others resident blocks at 16 samples a pixel and
+     * more; or, for the batched kernel, each warp's ring of camera hits. A
+     * stream's radiance goes to device memory. */
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     if (streamed) {
         tiles.n_tiles = tiles.nx * ny;
