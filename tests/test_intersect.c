@@ -195,8 +195,6 @@ static void sphere_random_vs_double(void **state)
  * toy (100, centre at y = -100.5) and RTIOW (1000), whose test's
  * |o - c|^2 - r^2 rounds to some 2^-24 r^2: at the hit point itself, with
  * no offset, rays leaving at a grazing angle re-hit the sphere. */
-static float max_abs(pw_vec3 v) { return fmaxf(fabsf(v.x), fmaxf(fabsf(v.y), fabsf(v.z))); }
-
 static void sphere_offset_origins(void **state)
 {
     (void)state;
@@ -235,7 +233,7 @@ static void sphere_offset_origins(void **state)
             /* And not far: a ten-thousandth of the scale at most (the
              * offset is some 3e-5 of it), far below the smallest gaps
              * between objects. */
-            float moved = v3_len(v3_sub(from, p)), most = 1e-4f * (1.0f + max_abs(p)) + 1e-6f * r;
+            float moved = v3_len(v3_sub(from, p)), most = 1e-4f * (1.0f + v3_max_abs(p)) + 1e-6f * r;
             if (moved > most)
                 fail_msg("sphere %zu (r %g), ray %d: the origin moved %g off the surface, more than %g", k, (double)r,
                          i, (double)moved, (double)most);

@@ -147,12 +147,10 @@ static void build_outward_map(pw_vec3 c, float rho, const pw_sphere *sp, uint32_
     }
 }
 
-static float max_abs3(pw_vec3 v) { return fmaxf(fabsf(v.x), fmaxf(fabsf(v.y), fabsf(v.z))); }
-
 /* Room around the surface of a sphere of radius r near p for the offset of
  * a bounce ray's origin (pw_sphere_offset_dist: 2^-15 max(|p_i|, 1/2) +
  * 2^-22 r) and the rounding of the hit point, with a margin of 3 or more. */
-static float origin_pad(pw_vec3 p, float r) { return 1e-4f * max_abs3(p) + 1e-4f + 1e-6f * r; }
+static float origin_pad(pw_vec3 p, float r) { return 1e-4f * v3_max_abs(p) + 1e-4f + 1e-6f * r; }
 
 static pw_vec3 dv3(const double a[3]) { return v3((float)a[0], (float)a[1], (float)a[2]); }
 

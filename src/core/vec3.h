@@ -62,6 +62,7 @@ PW_HD pw_vec3 v3_min(pw_vec3 a, pw_vec3 b) { return v3(pw_minf(a.x, b.x), pw_min
 PW_HD pw_vec3 v3_max(pw_vec3 a, pw_vec3 b) { return v3(pw_maxf(a.x, b.x), pw_maxf(a.y, b.y), pw_maxf(a.z, b.z)); }
 PW_HD pw_vec3 v3_lerp(pw_vec3 a, pw_vec3 b, float t) { return v3_add(v3_scale(a, 1.0f - t), v3_scale(b, t)); }
 PW_HD float v3_maxc(pw_vec3 a) { return pw_maxf(a.x, pw_maxf(a.y, a.z)); }
+PW_HD float v3_max_abs(pw_vec3 a) { return pw_maxf(fabsf(a.x), pw_maxf(fabsf(a.y), fabsf(a.z))); }
 PW_HD float v3_get(pw_vec3 a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
 /* Without short-circuit branches: three compares and two ands. */
 PW_HD int v3_is_zero(pw_vec3 a) { return (a.x == 0.0f) & (a.y == 0.0f) & (a.z == 0.0f); }

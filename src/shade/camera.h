@@ -47,9 +47,8 @@ PW_HD int pw_camera_region_may_hit(const pw_camera *cam, float x0, float y0, flo
     pw_vec3 base = v3_sub(cam->corner, cam->origin), oc = v3_sub(c, cam->origin);
     pw_vec3 mid = v3_fma(cam->pixel_dx, 0.5f * (x0 + x1), v3_fma(cam->pixel_dy, 0.5f * (y0 + y1), base));
     float focus = -v3_dot(cam->w, base), depth = -v3_dot(cam->w, oc), dist = v3_len(oc);
-    float far = fmaxf(fmaxf(fabsf(cam->origin.x), fabsf(cam->origin.y)), fabsf(cam->origin.z));
-    float near_c = fmaxf(fmaxf(fabsf(c.x), fabsf(c.y)), fabsf(c.z));
-    float slack = (1e-4f + 1e-6f * far / focus) * (dist + r) + 4e-7f * (far + near_c) + 1e-6f;
+    float far = v3_max_abs(cam->origin);
+    float slack = (1e-4f + 1e-6f * far / focus) * (dist + r) + 4e-7f * (far + v3_max_abs(c)) + 1e-6f;
     if (depth < -(r + slack))
         return 0; /* wholly behind the lens, which every ray leaves forward */
     float reach = r + cam->lens_radius * (1.0f + (fabsf(depth) + r) / focus) + slack;

@@ -118,15 +118,22 @@ static void check_agreement_with(const char *name, pw_scene *s, const gpu_case *
  * with every addition rounded on its own (v3_add_rn), so without ray
  * splitting (whose children add to their pixel in whatever order they
  * finish) the images are equal to the last bit. */
+/* The pixels of case c's size where images a and b differ in any bit. */
+static size_t pixels_differing(const float *a, const float *b, const gpu_case *c)
+{
+    size_t n = (size_t)c->w * c->h, differ = 0;
+    for (size_t i = 0; i < n; i++)
+        differ += memcmp(a + 3 * i, b + 3 * i, 3 * sizeof *a) != 0;
+    return differ;
+}
+
 static void check_mega_equals_wave(const char *name, pw_scene *s, const gpu_case *c)
 {
     float *mega, *wave;
     if (render(s, PW_BACKEND_CUDA_MEGA, c, &mega) != PW_OK || render(s, PW_BACKEND_CUDA_WAVE, c, &wave) != PW_OK)
         fail_msg("%s: GPU render failed: %s", name, pw_last_error());
-    size_t n = (size_t)c->w * c->h, differ = 0;
-    for (size_t i = 0; i < n; i++)
-        differ += memcmp(mega + 3 * i, wave + 3 * i, 3 * sizeof *mega) != 0;
-    printf("%s: cuda-mega and cuda-wave differ in %zu of %zu pixels\n", name, differ, n);
+    size_t differ = pixels_differing(mega, wave, c);
+    printf("%s: cuda-mega and cuda-wave differ in %zu of %zu pixels\n", name, differ, (size_t)c->w * c->h);
     assert_true(differ == 0);
     free(mega);
     free(wave);
@@ -623,10 +630,8 @@ static void test_agree_camera_batches(void **state)
             setenv("PATHWAVE_MEGA_BATCH", "0", 1);
             assert_int_equal(render(s, PW_BACKEND_CUDA_MEGA, &c, &shared), PW_OK);
             unsetenv("PATHWAVE_MEGA_BATCH");
-            size_t n = (size_t)c.w * c.h, differ = 0;
-            for (size_t p = 0; p < n; p++)
-                differ += memcmp(batched + 3 * p, shared + 3 * p, 3 * sizeof *batched) != 0;
-            printf("%s: batched and shared loops differ in %zu of %zu pixels\n", name, differ, n);
+            size_t differ = pixels_differing(batched, shared, &c);
+            printf("%s: batched and shared loops differ in %zu of %zu pixels\n", name, differ, (size_t)c.w * c.h);
             assert_true(differ == 0);
             free(batched);
             free(shared);

@@ -10,7 +10,7 @@
  * ground and one sphere or none); a camera ray that misses is its sample's
  * whole path, and the hits wait in a ring in shared memory. A lane whose
  * path ends takes a waiting hit and shades it in the same pass, so every
- * pass traces the lanes' own rays only. Toy-small 45,739 to 54,049 Mray/s
+ * pass traces the lanes' own rays only. Toy-small 45,690 to 53,692 Mray/s
  * on an H100, images equal to the bit; rtiow through the BVH (no list to
  * cut) lost 3-15%, so it keeps the shared loop (docs/PERFORMANCE.md). */
 #ifndef PW_CUDA_CAMERA_BATCH_H
