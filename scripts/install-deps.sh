@@ -2,7 +2,7 @@
 # Installs the Debian packages pathwave builds with, if any are missing.
 # Safe to run repeatedly; uses sudo when not root.
 set -eu
-PACKAGES="build-essential cmake pkg-config libstb-dev libassimp-dev libcjson-dev libtinyexr-dev libcmocka-dev clang libclang-rt-dev"
+PACKAGES="build-essential cmake pkg-config libstb-dev libassimp-dev libcjson-dev libtinyexr-dev zlib1g-dev libcmocka-dev clang libclang-rt-dev"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -10,10 +10,9 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/file_read.h"
 #include "scene/pbrt/pbrt.h"
 #include "scene/pbrt/pbrt_internal.h"
-
-#define PBRT_MAX_FILE_BYTES ((size_t)1 << 31)
 
 static char *tok_dup(const pbrt_token *t)
 {
@@ -106,42 +105,6 @@ int pbrt_resolve_path(const pbrt_ctx *c, const char *name, char *buf, size_t n)
     int k =
         name[0] == '/' || !c->base_dir[0] ? snprintf(buf, n, "%s", name) : snprintf(buf, n, "%s/%s", c->base_dir, name);
     return k >= 0 && (size_t)k < n;
-}
-
-static pw_status read_file(const char *path, char **buf, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    while (b) {
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        if (cap >= PBRT_MAX_FILE_BYTES) {
-            free(b);
-            fclose(f);
-            return pw_fail(PW_ERR_FORMAT, "%s: larger than 2 GiB", path);
-        }
-        char *nb = realloc(b, cap * 2);
-        if (!nb)
-            free(b);
-        b = nb;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!b)
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
-    if (err) {
-        free(b);
-        return pw_fail(PW_ERR_IO, "%s: read error", path);
-    }
-    *buf = b;
-    *len = n;
-    return PW_OK;
 }
 
 static pw_status expect(pbrt_lexer *lx, pbrt_tok kind, const char *what, const pbrt_token *dir, pbrt_token *t)
@@ -704,16 +667,15 @@ static pw_status parse_file(pbrt_ctx *c, const char *path_in, int line, int col,
     const char *path = keep_path(c, path_in);
     if (!path)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path_in);
-    char *buf = NULL;
-    size_t len = 0;
-    pw_status st = read_file(path, &buf, &len);
+    pw_bytes file;
+    pw_status st = pw_read_file(path, PW_FILE_MAX_BYTES, &file); /* .pbrt.gz inflated */
     if (st != PW_OK && from) /* name the Include that asked for it */
         return pbrt_error_at(from, line, col, "%s", pw_last_error());
     if (st != PW_OK)
         return st;
     c->include_depth++;
     pbrt_lexer lx;
-    pbrt_lex_init(&lx, path, buf, len);
+    pbrt_lex_init(&lx, path, (const char *)file.data, file.len);
     for (;;) {
         pbrt_token d;
         if ((st = pbrt_lex_next(&lx, &d)) != PW_OK)
@@ -730,7 +692,7 @@ static pw_status parse_file(pbrt_ctx *c, const char *path_in, int line, int col,
             break;
     }
     c->include_depth--;
-    free(buf);
+    pw_bytes_free(&file);
     return st;
 }
 
