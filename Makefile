@@ -2,11 +2,12 @@
 #   make render   installs what is missing, builds, renders the default scene
 #   make test     installs what is missing, builds, runs the test suite
 #   make test-asan  the suite under AddressSanitizer and UBSan
-#   make fuzz       the pbrt reader under libFuzzer for FUZZ_SECONDS (clang)
+#   make fuzz       every loader under libFuzzer, FUZZ_SECONDS in all (clang)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SCENE ?= cornell
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 210
+FUZZERS ?= pbrt cli
 OUT ?= pathwave.png
 
 .PHONY: all deps build render test test-asan fuzz bench clean
@@ -31,14 +32,12 @@ test-asan: deps
 	@cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j 1
 
-# The broken-file corpus seeds the run; new inputs go to build-fuzz/corpus.
-# A crash, sanitizer report or leak stops it with a non-zero exit.
+# Each loader's fuzz target, seeded from tests/corpus/NAME (scripts/fuzz.sh).
+# A crash, sanitizer report, leak or hang fails the run.
 fuzz: deps
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPW_NO_CUDA=ON >/dev/null
-	@cmake --build build-fuzz -j $(JOBS) --target fuzz_pbrt
-	@mkdir -p build-fuzz/corpus
-	build-fuzz/tests/fuzz_pbrt -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 build-fuzz/corpus tests/corpus/pbrt
+	@cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZERS))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZERS)
 
 bench: build
 	$(BUILD)/pathwave bench toy
