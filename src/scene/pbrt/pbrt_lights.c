@@ -251,7 +251,8 @@ pw_status pbrt_light_source(pbrt_ctx *c, const char *type, pbrt_params *ps)
     char key[80];
     snprintf(key, sizeof key, "light %s", type);
     pbrt_warn_once(c, key, ps->path, ps->line,
-                   "LightSource \"%s\" is not supported (pathwave has point, spot, distant and infinite lights): left out",
+                   "LightSource \"%s\" is not supported (pathwave has point, spot, distant and infinite lights): "
+                   "left out",
                    type);
     return PW_OK;
 }
