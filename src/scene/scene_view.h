@@ -184,8 +184,8 @@ enum pw_light_type {
 };
 
 /* 8 bytes: an emissive primitive. prim is in the unified primitive space
- * (spheres first, then triangles); for a point or distant light it is an
- * index into delta_lights (and delta_cones). */
+ * (spheres first, then triangles); for a delta light it is an index into
+ * delta_lights (and delta_cones). */
 typedef struct pw_light {
     uint32_t type;
     uint32_t prim;
