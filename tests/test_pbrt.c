@@ -699,7 +699,9 @@ static const struct {
      "2:1: \"integer indices\" is missing (allowed only for a single triangle of 3 vertices)"},
     {"Film \"rgb\" \"integer xresolution\" [ 100000000 ]\n",
      "1:12: \"integer xresolution\": 100000000 is out of range 1..32768"},
-    {"WorldBegin\nNamedMaterial \"nope\"\n", "2:15: NamedMaterial \"nope\" was not defined"},
+    /* The error comes at the end of the file (a later MakeNamedMaterial may
+     * define it) and names the use. */
+    {"WorldBegin\nNamedMaterial \"nope\"\nShape \"sphere\"\n", "2:15: NamedMaterial \"nope\" was not defined"},
     {"Shape \"sphere\"\n", "1:1: Shape must come after WorldBegin"},
     {"WorldBegin\nShape \"sphere\" \"radius\" 1\n",
      "2:16: expected a parameter declaration \"type name\", got \"radius\""},
