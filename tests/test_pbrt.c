@@ -722,6 +722,49 @@ static void repeated_parameter_later_wins(void **state)
     pw_scene_free(s);
 }
 
+/* Names through the hash index as it grows: 300 named materials, used in
+ * the reverse order, each shape with its own. */
+static void many_named_materials(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    static char text[N * 160];
+    int k = snprintf(text, sizeof text, "WorldBegin\n%s", lit);
+    for (int i = 0; i < N; i++)
+        k += snprintf(text + k, sizeof text - (size_t)k,
+                      "MakeNamedMaterial \"m%d\" \"string type\" \"diffuse\" \"rgb reflectance\" [%d 0 0]\n", i,
+                      i % 2);
+    for (int i = N; i-- > 0;)
+        k += snprintf(text + k, sizeof text - (size_t)k, "NamedMaterial \"m%d\"\nShape \"sphere\" \"float radius\" %d\n",
+                      i, i + 1);
+    assert_true((size_t)k < sizeof text);
+    pw_scene *s = load_ok(text);
+    assert_int_equal(s->n_spheres, N);
+    for (uint32_t j = 0; j < N; j++) {
+        int i = (int)s->spheres[j].r - 1;
+        assert_true(s->mats[s->sphere_mat[j]].albedo.x == (float)(i % 2));
+    }
+    pw_scene_free(s);
+}
+
+/* A file that makes up parameter names gets 200 warnings and a line that
+ * says the rest are not shown, not one per name. */
+static void warnings_are_capped(void **state)
+{
+    (void)state;
+    static char text[300 * 40];
+    int k = snprintf(text, sizeof text, "WorldBegin\n%sShape \"sphere\"", lit);
+    for (int i = 0; i < 300; i++)
+        k += snprintf(text + k, sizeof text - (size_t)k, " \"float made_up%d\" 1", i);
+    snprintf(text + k, sizeof text - (size_t)k, "\n");
+    pw_scene *s = load_ok(text);
+    assert_int_equal(warned.count, 201);
+    pw_scene_info info;
+    pw_scene_get_info(s, &info);
+    assert_int_equal(info.warnings, 201);
+    pw_scene_free(s);
+}
+
 static const struct {
     const char *text, *where; /* the message after "path:" */
 } bad[] = {
@@ -837,6 +880,8 @@ int main(void)
         cmocka_unit_test(named_material_before_its_definition),
         cmocka_unit_test(named_material_errors),
         cmocka_unit_test(repeated_parameter_later_wins),
+        cmocka_unit_test(many_named_materials),
+        cmocka_unit_test(warnings_are_capped),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, pbrt_tmpdir_setup, pbrt_tmpdir_teardown));
 }

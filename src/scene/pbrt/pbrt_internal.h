@@ -265,6 +265,7 @@ typedef struct pbrt_ctx {
     uint32_t n_files, cap_files;
     char **warned; /* keys already warned about, so each is reported once */
     uint32_t n_warned, cap_warned;
+    int warnings_capped; /* PBRT_MAX_WARNINGS reached and said */
     int em_valid; /* the last emissive copy of a material, reused while nothing changes */
     uint32_t em_base, em_index;
     pbrt_area_light em_light;

@@ -1,16 +1,14 @@
 /* pbrt-v4 directives: reads a stream of them (pbrt_include.c makes the
- * streams of files and what they include), keeps the graphics state (transform, material, area light) and its
- * AttributeBegin/End stack, records object definitions, and hands each
- * entity to the builders. pw_pbrt_load is the entry point. */
-#include <errno.h>
-#include <math.h>
+ * streams of files and what they include), keeps the graphics state
+ * (transform, material, area light) and its AttributeBegin/End stack,
+ * records object definitions, and hands each entity to the builders.
+ * pw_pbrt_load is the entry point. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "core/file_read.h"
 #include "scene/pbrt/pbrt.h"
 #include "scene/pbrt/pbrt_internal.h"
 
@@ -30,12 +28,12 @@ void pbrt_warn_once(pbrt_ctx *c, const char *key, const char *path, int line, co
         if (strcmp(c->warned[i], key) == 0)
             return;
     if (c->n_warned == PBRT_MAX_WARNINGS) {
-        pw_scene_warn(c->scene, "%s: more than %d different warnings; the rest are not shown", c->main_path,
-                      PBRT_MAX_WARNINGS);
-        c->n_warned++; /* said once; nothing is stored any more */
-    }
-    if (c->n_warned > PBRT_MAX_WARNINGS)
+        if (!c->warnings_capped)
+            pw_scene_warn(c->scene, "%s: more than %d different warnings; the rest are not shown", c->main_path,
+                          PBRT_MAX_WARNINGS);
+        c->warnings_capped = 1;
         return;
+    }
     if (c->n_warned == c->cap_warned) {
         uint32_t nc = c->cap_warned ? 2 * c->cap_warned : 16;
         char **nw = realloc(c->warned, nc * sizeof *nw);
@@ -63,7 +61,7 @@ void pbrt_warn_unused(pbrt_ctx *c, pbrt_params *ps, const char *what)
             continue;
         char key[200];
         snprintf(key, sizeof key, "param %s %s", what, ps->p[i].name);
-        pbrt_warn_once(c, key, ps->path, ps->p[i].line, "%s: parameter \"%s\" is not supported (ignored)", what,
+        pbrt_warn_once(c, key, ps->p[i].path, ps->p[i].line, "%s: parameter \"%s\" is not supported (ignored)", what,
                        ps->p[i].name);
     }
 }
