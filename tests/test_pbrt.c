@@ -688,9 +688,11 @@ static void named_material_errors(void **state)
 {
     (void)state;
     char use[256], main_path[256], expect[1100];
-    write_file("use.pbrt", "AttributeBegin\nNamedMaterial \"ghost\"\nShape \"sphere\"\nAttributeEnd\n", use, sizeof use);
-    write_file("main.pbrt", "WorldBegin\nInclude \"use.pbrt\"\nMakeNamedMaterial \"host\" \"string type\" \"diffuse\"\n",
-               main_path, sizeof main_path);
+    write_file("use.pbrt", "AttributeBegin\nNamedMaterial \"ghost\"\nShape \"sphere\"\nAttributeEnd\n", use,
+               sizeof use);
+    write_file("main.pbrt",
+               "WorldBegin\nInclude \"use.pbrt\"\nMakeNamedMaterial \"host\" \"string type\" \"diffuse\"\n", main_path,
+               sizeof main_path);
     snprintf(expect, sizeof expect, "%s:2:15: NamedMaterial \"ghost\" was not defined", use);
     assert_string_equal(load_fails(main_path), expect);
     write_file("main.pbrt",
@@ -735,8 +737,8 @@ static void many_named_materials(void **state)
                       "MakeNamedMaterial \"m%d\" \"string type\" \"diffuse\" \"rgb reflectance\" [%d 0 0]\n", i,
                       i % 2);
     for (int i = N; i-- > 0;)
-        k += snprintf(text + k, sizeof text - (size_t)k, "NamedMaterial \"m%d\"\nShape \"sphere\" \"float radius\" %d\n",
-                      i, i + 1);
+        k += snprintf(text + k, sizeof text - (size_t)k,
+                      "NamedMaterial \"m%d\"\nShape \"sphere\" \"float radius\" %d\n", i, i + 1);
     assert_true((size_t)k < sizeof text);
     pw_scene *s = load_ok(text);
     assert_int_equal(s->n_spheres, N);

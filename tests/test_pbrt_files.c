@@ -99,7 +99,8 @@ static void import_keeps_definitions_not_state(void **state)
     (void)state;
     char imp[256], main_path[256], text[512], expect[1200];
     write_file("imp.pbrt",
-               "Translate 5 0 0\nMakeNamedMaterial \"red\" \"string type\" \"diffuse\" \"rgb reflectance\" [0.5 0.25 0]\n"
+               "Translate 5 0 0\n"
+               "MakeNamedMaterial \"red\" \"string type\" \"diffuse\" \"rgb reflectance\" [0.5 0.25 0]\n"
                "AttributeBegin\nShape \"sphere\" \"float radius\" 3\n",
                imp, sizeof imp);
     snprintf(text, sizeof text, "WorldBegin\n%sImport \"imp.pbrt\"\nNamedMaterial \"red\"\nShape \"sphere\"\n", lit);
@@ -227,8 +228,9 @@ static void control_bytes_are_escaped(void **state)
     assert_string_equal(msg, expect);
     assert_escaped(msg, 0);
     msg = main_fails("WorldBegin\nInclude \"caf\xc3\xa9\x9b\xff\x1b[2J.pbrt\"\n");
-    snprintf(expect, sizeof expect, "%s:2:9: %s/caf\xc3\xa9\\x9b\\xff\\x1b[2J.pbrt: cannot open (No such file or directory)",
-             main_path, tmpdir);
+    snprintf(expect, sizeof expect,
+             "%s:2:9: %s/caf\xc3\xa9\\x9b\\xff\\x1b[2J.pbrt: cannot open (No such file or directory)", main_path,
+             tmpdir);
     assert_string_equal(msg, expect);
     msg = main_fails("WorldBegin\nNamedMaterial \"bell\x07\x1b[31m\"\nShape \"sphere\"\n");
     snprintf(expect, sizeof expect, "%s:2:15: NamedMaterial \"bell\\x07\\x1b[31m\" was not defined", main_path);

@@ -128,11 +128,9 @@ static pw_status lex_number(pbrt_token *t)
     double v = strtod(tmp, &end);
     char shown[80];
     if (end != tmp + t->len || t->len == 0)
-        return pbrt_error_tok(t, "expected a number, got %s",
-                             pbrt_tok_show(t, shown, sizeof shown));
+        return pbrt_error_tok(t, "expected a number, got %s", pbrt_tok_show(t, shown, sizeof shown));
     if (!isfinite(v))
-        return pbrt_error_tok(t, "number %s is not finite",
-                             pbrt_tok_show(t, shown, sizeof shown));
+        return pbrt_error_tok(t, "number %s is not finite", pbrt_tok_show(t, shown, sizeof shown));
     t->num = v;
     t->kind = PBRT_NUMBER;
     return PW_OK;

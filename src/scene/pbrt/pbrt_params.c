@@ -82,8 +82,7 @@ static pw_status parse_decl(const pbrt_token *t, pbrt_param *p)
     char type[40], name[sizeof p->name], extra[8];
     int k = sscanf(decl, "%39s %63s %7s", type, name, extra);
     if (k != 2)
-        return pbrt_error_tok(t, "expected a parameter declaration \"type name\", got \"%s\"",
-                             decl);
+        return pbrt_error_tok(t, "expected a parameter declaration \"type name\", got \"%s\"", decl);
     for (size_t i = 0; i < sizeof type_names / sizeof *type_names; i++)
         if (strcmp(type, type_names[i].name) == 0) {
             p->type = type_names[i].type;
@@ -141,14 +140,13 @@ static pw_status add_value(pbrt_param *p, uint32_t *cap, const pbrt_token *t)
         (p->type == PBRT_P_SPECTRUM && t->kind == PBRT_STRING)) {
         if (t->kind != PBRT_STRING)
             return pbrt_error_tok(t, "\"%s %s\": expected a quoted string, got %s",
-                                 pbrt_ptype_name(p->type), p->name, shown);
+                                  pbrt_ptype_name(p->type), p->name, shown);
         if (p->num)
             return pbrt_error_tok(t, "\"spectrum %s\": mixes numbers and a name", p->name);
         return push_str(p, cap, t);
     }
     if (t->kind != PBRT_NUMBER)
-        return pbrt_error_tok(t, "\"%s %s\": expected a number, got %s",
-                             pbrt_ptype_name(p->type), p->name, shown);
+        return pbrt_error_tok(t, "\"%s %s\": expected a number, got %s", pbrt_ptype_name(p->type), p->name, shown);
     if (p->str)
         return pbrt_error_tok(t, "\"spectrum %s\": mixes numbers and a name", p->name);
     if (p->type == PBRT_P_INTEGER && (t->num != floor(t->num) || fabs(t->num) > 2147483647.0))

@@ -80,8 +80,7 @@ pw_status pbrt_expect(pbrt_tokens *ts, pbrt_tok kind, const char *what, const pb
         return st;
     char shown[80], dname[40];
     snprintf(dname, sizeof dname, "%.*s", (int)(dir->len > 30 ? 30 : dir->len), dir->text);
-    return pbrt_error_tok(t, "expected %s after %s, got %s", what, dname,
-                         pbrt_tok_show(t, shown, sizeof shown));
+    return pbrt_error_tok(t, "expected %s after %s, got %s", what, dname, pbrt_tok_show(t, shown, sizeof shown));
 }
 
 /* n numbers, bare or in brackets (Translate 1 2 3, Transform [ ... ]). */
@@ -143,8 +142,7 @@ static pw_status need_world(pbrt_ctx *c, const pbrt_token *d, int world)
 {
     if (c->in_world == world)
         return PW_OK;
-    return pbrt_error_tok(d, "%.*s must come %s WorldBegin", (int)d->len, d->text,
-                         world ? "after" : "before");
+    return pbrt_error_tok(d, "%.*s must come %s WorldBegin", (int)d->len, d->text, world ? "after" : "before");
 }
 
 pw_status pbrt_set_coord(pbrt_ctx *c, const char *name, const pbrt_mat4 *m)
@@ -186,8 +184,7 @@ static pw_status transform_directive(pbrt_ctx *c, pbrt_tokens *ts, const pbrt_to
             return pbrt_error_tok(d, "Rotate about a zero axis");
     } else if (pbrt_tok_is(d, "LookAt")) {
         if ((st = read_numbers(ts, d, 9, v)) == PW_OK && !pbrt_mat_look_at(v, &m))
-            return pbrt_error_tok(d,
-                                 "LookAt: the up vector is zero or parallel to the viewing direction");
+            return pbrt_error_tok(d, "LookAt: the up vector is zero or parallel to the viewing direction");
     } else if (pbrt_tok_is(d, "Transform") || pbrt_tok_is(d, "ConcatTransform")) {
         if ((st = read_numbers(ts, d, 16, v)) != PW_OK)
             return st;
@@ -328,7 +325,6 @@ static pw_status object_begin(pbrt_ctx *c, pbrt_tokens *ts, const pbrt_token *d)
     return pbrt_names_set(&c->object_names, o->name, (uint32_t)c->current_object); /* the latest of a name is used */
 }
 
-/* Every shape of the object again, under the instance's transform. */
 /* Every shape of the object again, under the instance's transform; those
  * waiting for a named material wait on, each under its own transform. */
 static pw_status object_instance(pbrt_ctx *c, pbrt_tokens *ts, const pbrt_token *d)
