@@ -206,11 +206,12 @@ uint32_t pw_scene_find_texture(pw_scene *s, const char *key, uint32_t wrap)
 
 void pw_scene_warn(pw_scene *s, const char *fmt, ...)
 {
-    char line[512];
+    char raw[512], line[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    pw_escape_controls(raw, line, sizeof line); /* the log reaches library users as it is */
     s->n_warnings++;
     pw_warn("%s", line);
     size_t used = strlen(s->warning_log);
