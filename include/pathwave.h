@@ -121,6 +121,10 @@ typedef enum pw_light_mode {
 
 /* The most bounces a render may take (pw_settings.max_depth). */
 #define PW_MAX_DEPTH_LIMIT 1024
+/* The largest image a render makes (pw_settings.width and height): 32768
+ * pixels a side and 2^26 = 67,108,864 pixels in all (8192 x 8192). */
+#define PW_MAX_IMAGE_SIDE 32768
+#define PW_MAX_IMAGE_PIXELS (1u << 26)
 
 typedef struct pw_settings {
     int width, height;
