@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include <stb_image.h>
+#include <stb_image_write.h>
 
 #include "core/file_write.h"
 #include "film/image_decode.h"
@@ -308,7 +309,7 @@ static void hdr_damaged_scanlines(void **state)
      * in stb_image 2.27. */
     static const unsigned char zero_dump[] = {2, 2, 0, 8, 0, 0, 0, 0};
     assert_int_equal(decode_hdr_body(8, 1, zero_dump, sizeof zero_dump, &rgb), PW_ERR_FORMAT);
-    assert_error_names("body.hdr", "damaged");
+    assert_error_names("body.hdr", "damaged (a dump of zero bytes)");
     static const unsigned char long_run[] = {2, 2, 0, 8, 128 + 9, 7};
     assert_int_equal(decode_hdr_body(8, 1, long_run, sizeof long_run, &rgb), PW_ERR_FORMAT);
     assert_error_names("body.hdr", "longer than its scanline");
@@ -516,7 +517,9 @@ static void gzip_and_magic(void **state)
 }
 
 /* stb_image's formats: the size limit holds on the header, before stb
- * allocates pixels; a PNG written here decodes to its sRGB codes. */
+ * allocates pixels; a JPEG table that would overflow stb_image is refused
+ * before it sees it, a whole JPEG decodes as stb_image decodes it, a PNG
+ * written here to its sRGB codes. */
 static void stb_formats(void **state)
 {
     (void)state;
@@ -529,6 +532,31 @@ static void stb_formats(void **state)
     static const unsigned char junk[] = "not an image at all";
     assert_int_equal(pw_image_decode("junk.bin", junk, sizeof junk, &rgb, &w, &h), PW_ERR_FORMAT);
     assert_error_names("junk.bin", NULL);
+    /* A Huffman table of 16 x 255 codes, which stb_image 2.27 writes past
+     * its arrays of 256. */
+    unsigned char dht[4 + 2 + 17] = {0xff, 0xd8, 0xff, 0xc4, 0, 19, 0x00};
+    memset(dht + 7, 255, 16);
+    assert_int_equal(pw_image_decode("dht.jpg", dht, sizeof dht, &rgb, &w, &h), PW_ERR_FORMAT);
+    assert_error_names("dht.jpg", "Huffman table of more than 256 codes");
+    /* A whole JPEG decodes as stb_image decodes it. */
+    unsigned char codes[12 * 10 * 3];
+    for (size_t i = 0; i < sizeof codes; i++)
+        codes[i] = (unsigned char)(i * 29);
+    const char *jpg = in_dir("codes.jpg");
+    assert_true(stbi_write_jpg(jpg, 12, 10, 3, codes, 90));
+    size_t n;
+    unsigned char *file = read_bytes(jpg, &n);
+    int sw, sh, comp;
+    unsigned char *theirs = stbi_load_from_memory(file, (int)n, &sw, &sh, &comp, 3);
+    assert_non_null(theirs);
+    assert_int_equal(pw_image_decode(jpg, file, n, &rgb, &w, &h), PW_OK);
+    assert_int_equal(w, 12);
+    assert_int_equal(h, 10);
+    for (size_t i = 0; i < sizeof codes; i++)
+        assert_true(rgb[i] == pw_srgb_to_linear((float)theirs[i] / 255.0f));
+    stbi_image_free(theirs);
+    free(file);
+    free(rgb);
     float px[6] = {0.0f, 0.5f, 1.0f, 0.25f, 0.75f, 2.0f};
     const char *path = in_dir("two.png");
     assert_int_equal(pw_image_write(path, px, 2, 1, 1.0f, PW_TONEMAP_CLAMP), PW_OK);
@@ -538,6 +566,59 @@ static void stb_formats(void **state)
         assert_true(rgb[i] == pw_srgb_to_linear((float)code / 255.0f));
     }
     free(rgb);
+}
+
+/* Each prefix of a file of stb_image's formats stb_image writes, short
+ * of more than what follows the last pixel: refused, where stb_image 2.27 filled what was missing of a BMP or TGA
+ * with zeros or left it uninitialised; the whole files decode as
+ * stb_image decodes them. GIF is refused outright. */
+static void stb_truncations_refused(void **state)
+{
+    (void)state;
+    unsigned char codes[9 * 6 * 3];
+    for (size_t i = 0; i < sizeof codes; i++)
+        codes[i] = (unsigned char)(i * 37);
+    static const char *const names[] = {"t.png", "t.jpg", "t.bmp", "t.tga", "raw.tga"};
+    for (int k = 0; k < 5; k++) {
+        const char *path = in_dir(names[k]);
+        stbi_write_tga_with_rle = k != 4;
+        int ok = k == 0   ? stbi_write_png(path, 9, 6, 3, codes, 27)
+                 : k == 1 ? stbi_write_jpg(path, 9, 6, 3, codes, 90)
+                 : k == 2 ? stbi_write_bmp(path, 9, 6, 3, codes)
+                          : stbi_write_tga(path, 9, 6, 3, codes);
+        assert_true(ok);
+        size_t n;
+        unsigned char *file = read_bytes(path, &n);
+        int sw, sh, comp;
+        unsigned char *theirs = stbi_load_from_memory(file, (int)n, &sw, &sh, &comp, 3);
+        assert_non_null(theirs);
+        float *rgb;
+        int w, h;
+        assert_int_equal(pw_image_decode(names[k], file, n, &rgb, &w, &h), PW_OK);
+        for (size_t i = 0; i < sizeof codes; i++)
+            assert_true(rgb[i] == pw_srgb_to_linear((float)theirs[i] / 255.0f));
+        free(rgb);
+        stbi_image_free(theirs);
+        /* What may be missing after the last pixel: PNG's checksum, the
+         * padding of a BMP's last row (27 bytes padded to 28). */
+        size_t tail = k == 0 ? 4 : k == 2 ? 1 : 0;
+        for (size_t len = 0; len < n - tail; len++) {
+            assert_int_equal(pw_image_decode(names[k], file, len, &rgb, &w, &h), PW_ERR_FORMAT);
+            assert_error_names(names[k], NULL);
+        }
+        free(file);
+    }
+    stbi_write_tga_with_rle = 1;
+    /* A run-length TGA of 44 bytes whose header claims 5129 x 17872
+     * pixels: stb_image made them all from runs past the end of the data. */
+    unsigned char tga[44] = {0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x09, 0x14, 0xd0, 0x45, 24, 0x08, 0xe6};
+    float *rgb;
+    int w, h;
+    assert_int_equal(pw_image_decode("bomb.tga", tga, sizeof tga, &rgb, &w, &h), PW_ERR_FORMAT);
+    assert_error_names("bomb.tga", "truncated");
+    static const unsigned char gif[] = "GIF89a\x01\x00\x01\x00\x00\x00\x00;";
+    assert_int_equal(pw_image_decode("a.gif", gif, sizeof gif, &rgb, &w, &h), PW_ERR_FORMAT);
+    assert_error_names("a.gif", "GIF images are not read");
 }
 
 /* Embedded images (a .glb's) go through the same decoder: a truncated HDR
@@ -706,6 +787,7 @@ int main(void)
         cmocka_unit_test_teardown(missing_and_device_files, clean_folder),
         cmocka_unit_test_teardown(gzip_and_magic, clean_folder),
         cmocka_unit_test_teardown(stb_formats, clean_folder),
+        cmocka_unit_test_teardown(stb_truncations_refused, clean_folder),
         cmocka_unit_test_teardown(embedded_textures, clean_folder),
         cmocka_unit_test_teardown(write_to_full_device_fails, clean_folder),
         cmocka_unit_test_teardown(failed_write_keeps_old_image, clean_folder),

@@ -89,9 +89,12 @@ static void copy_pixels(const EXRImage *im, const EXRHeader *hd, const int idx[3
     }
 }
 
+/* tinyexr's reason, without the line break it ends some with. */
 static pw_status exr_error(const char *name, const char *what, const char *err)
 {
-    pw_status st = pw_fail(PW_ERR_FORMAT, "%s: %s (%s)", name, what, err ? err : "tinyexr gave no reason");
+    int len = err ? (int)strcspn(err, "\n") : 0;
+    pw_status st = len ? pw_fail(PW_ERR_FORMAT, "%s: %s (%.*s)", name, what, len, err)
+                       : pw_fail(PW_ERR_FORMAT, "%s: %s (tinyexr gave no reason)", name, what);
     if (err)
         FreeEXRErrorMessage(err);
     return st;
@@ -114,9 +117,13 @@ static pw_status load_pixels(const char *name, const unsigned char *data, size_t
             hd->requested_pixel_types[c] = TINYEXR_PIXELTYPE_FLOAT;
     EXRImage im;
     InitEXRImage(&im);
+    /* On failure tinyexr frees what it allocated (without clearing the
+     * pointers, so the image is not freed again here), but a scanline
+     * image's planes only as far as the image's channel count, which it
+     * sets on success: set beforehand, the planes of damaged pixel data
+     * are freed too rather than leaked. */
+    im.num_channels = hd->num_channels;
     const char *err = NULL;
-    /* On failure tinyexr has freed what it allocated (without clearing the
-     * pointers), so the image is not freed again here. */
     if (LoadEXRImageFromMemory(&im, hd, data, n, &err) != TINYEXR_SUCCESS)
         return exr_error(name, "cannot read EXR pixels", err);
     if (im.width != lw || im.height != lh || (hd->tiled ? !im.tiles : !im.images)) {

@@ -151,7 +151,9 @@ static hdr_error read_rle_channel(hdr_reader *r, int w, int k, unsigned char *sc
         int run = count > 128;
         if (run)
             count -= 128;
-        if (count == 0 || count > w - i)
+        if (count == 0)
+            return "a dump of zero bytes";
+        if (count > w - i)
             return "a run longer than its scanline";
         if (r->end - r->p < (run ? 1 : count))
             return hdr_truncated;

@@ -1,11 +1,13 @@
 /* One entry point for image bytes: Radiance HDR (#?), OpenEXR (76 2f 31
- * 01) and PFM (PF, Pf) by pathwave's own readers, everything else (PNG,
- * JPEG, BMP, TGA, GIF, PSD, PIC, PNM) through stb_image. stb_image never
- * sees Radiance data, whose reader in Debian's version hangs on damaged
- * files (hdr_read.c), and its header is read first, so the size limits
- * hold before it allocates the pixels. */
+ * 01) and PFM (PF, Pf) by pathwave's own readers, PNG, JPEG, BMP and TGA
+ * through stb_image. stb_image never sees Radiance data, whose reader in
+ * Debian's version hangs on damaged files (hdr_read.c), nor bytes it
+ * mishandles (stb_guard.c: overflowing JPEG tables, truncated data it
+ * would pad, the formats it pads without a check here); its header is read
+ * first, so the size limits hold before it allocates the pixels. */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <stb_image.h>
 
@@ -27,20 +29,44 @@ int pw_image_is_float_format(const unsigned char *data, size_t n)
     return pw_hdr_is(data, n) || pw_exr_is(data, n) || pw_pfm_is(data, n);
 }
 
+/* Which of stb_image's formats the bytes are, for messages: pw_stb_guard
+ * lets through only PNG, JPEG, BMP and what looks like TGA (which has no
+ * magic number). */
+static const char *stb_format_name(const unsigned char *d, size_t n)
+{
+    if (n >= 4 && memcmp(d, "\x89PNG", 4) == 0)
+        return "PNG";
+    if (n >= 2 && d[0] == 'B' && d[1] == 'M')
+        return "BMP";
+    return n >= 2 && d[0] == 0xff ? "JPEG" : "TGA";
+}
+
+/* stb_image keeps the reason of the last failure of any of its decoders,
+ * so its word is quoted as its own, after what pathwave knows. */
+static pw_status stb_error(const char *name, const unsigned char *data, size_t n)
+{
+    const char *why = stbi_failure_reason();
+    return pw_fail(PW_ERR_FORMAT, "%s: cannot decode the %s image: damaged or unsupported (stb_image: %s)", name,
+                   stb_format_name(data, n), why && *why ? why : "no reason given");
+}
+
 static pw_status decode_stb(const char *name, const unsigned char *data, size_t n, pw_decoded_image *out)
 {
     if (n > INT_MAX)
         return pw_fail(PW_ERR_FORMAT, "%s: %zu bytes, more than the image reader takes", name, n);
+    pw_status st = pw_stb_guard(name, data, n);
+    if (st != PW_OK)
+        return st;
     int w, h, comp;
     if (!stbi_info_from_memory(data, (int)n, &w, &h, &comp))
-        return pw_fail(PW_ERR_FORMAT, "%s: not an image pathwave reads (%s)", name, stbi_failure_reason());
-    pw_status st = pw_image_check_size(name, "image", w, h);
+        return stb_error(name, data, n);
+    st = pw_image_check_size(name, stb_format_name(data, n), w, h);
     if (st != PW_OK)
         return st;
     int lw, lh;
     unsigned char *px = stbi_load_from_memory(data, (int)n, &lw, &lh, &comp, 3);
     if (!px)
-        return pw_fail(PW_ERR_FORMAT, "%s: cannot decode image (%s)", name, stbi_failure_reason());
+        return stb_error(name, data, n);
     if (lw != w || lh != h) {
         stbi_image_free(px);
         return pw_fail(PW_ERR_FORMAT, "%s: the image's header and its pixels disagree on its size", name);

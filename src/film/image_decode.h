@@ -19,9 +19,8 @@ extern "C" {
 #define PW_IMAGE_MAX_PIXELS ((size_t)1 << 28)
 
 /* A decoded image: linear float RGB for the float formats (Radiance HDR,
- * OpenEXR, PFM), the stored 8-bit RGB codes for the others (PNG, JPEG
- * and the rest of stb_image's formats; sRGB colour or data, as the caller
- * takes them). Exactly one of rgb and rgb8 is set. */
+ * OpenEXR, PFM), the stored 8-bit RGB codes for the others (PNG, JPEG,
+ * BMP, TGA; sRGB colour or data, as the caller takes them). Exactly one of rgb and rgb8 is set. */
 typedef struct pw_decoded_image {
     int w, h;
     float *rgb;
@@ -47,6 +46,10 @@ int pw_exr_is(const unsigned char *data, size_t n);
 pw_status pw_exr_decode(const char *name, const unsigned char *data, size_t n, float **rgb, int *w, int *h);
 int pw_pfm_is(const unsigned char *data, size_t n);
 pw_status pw_pfm_decode(const char *name, const unsigned char *data, size_t n, float **rgb, int *w, int *h);
+
+/* PW_OK when stb_image may be given the bytes: PNG, JPEG, BMP or TGA that
+ * passes the checks of stb_guard.c; else an error naming the file. */
+pw_status pw_stb_guard(const char *name, const unsigned char *data, size_t n);
 
 /* PW_OK when a w x h image of the named format is within the limits
  * above, else an error naming the file and the size. */
