@@ -523,12 +523,12 @@ static void gzip_and_magic(void **state)
 static void stb_formats(void **state)
 {
     (void)state;
-    unsigned char png[33] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
-                             0, 0, 0x9c, 0x40 /* 40000 */, 0, 0, 0, 10, 8, 2, 0, 0, 0};
+    unsigned char bmp[54] = {'B', 'M', 0, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0,
+                             0x40, 0x9c, 0, 0 /* 40000 */, 1, 0, 0, 0, 1, 0, 24, 0};
     float *rgb;
     int w, h;
-    assert_int_equal(pw_image_decode("wide.png", png, sizeof png, &rgb, &w, &h), PW_ERR_FORMAT);
-    assert_error_names("wide.png", "out of range");
+    assert_int_equal(pw_image_decode("wide.bmp", bmp, sizeof bmp, &rgb, &w, &h), PW_ERR_FORMAT);
+    assert_error_names("wide.bmp", "out of range");
     static const unsigned char junk[] = "not an image at all";
     assert_int_equal(pw_image_decode("junk.bin", junk, sizeof junk, &rgb, &w, &h), PW_ERR_FORMAT);
     assert_error_names("junk.bin", NULL);
@@ -568,10 +568,12 @@ static void stb_formats(void **state)
     free(rgb);
 }
 
-/* Each prefix of a file of stb_image's formats stb_image writes, short
- * of more than what follows the last pixel: refused, where stb_image 2.27 filled what was missing of a BMP or TGA
- * with zeros or left it uninitialised; the whole files decode as
- * stb_image decodes them. GIF is refused outright. */
+/* Each prefix of a file of stb_image's formats that stb_image writes,
+ * short of more than what may follow the last pixel: refused, where
+ * stb_image 2.27 filled what was missing of a BMP or TGA with zeros or
+ * left it uninitialised, and decoded a cut JPEG grey; the whole files
+ * decode as stb_image decodes them. A PNG chunk longer than the data and
+ * a 44-byte TGA that claims 90 megapixels are refused, GIF outright. */
 static void stb_truncations_refused(void **state)
 {
     (void)state;
@@ -599,9 +601,9 @@ static void stb_truncations_refused(void **state)
             assert_true(rgb[i] == pw_srgb_to_linear((float)theirs[i] / 255.0f));
         free(rgb);
         stbi_image_free(theirs);
-        /* What may be missing after the last pixel: PNG's checksum, the
-         * padding of a BMP's last row (27 bytes padded to 28). */
-        size_t tail = k == 0 ? 4 : k == 2 ? 1 : 0;
+        /* What may be missing after the last pixel: the padding of a
+         * BMP's last row (27 bytes padded to 28). */
+        size_t tail = k == 2 ? 1 : 0;
         for (size_t len = 0; len < n - tail; len++) {
             assert_int_equal(pw_image_decode(names[k], file, len, &rgb, &w, &h), PW_ERR_FORMAT);
             assert_error_names(names[k], NULL);
@@ -616,6 +618,12 @@ static void stb_truncations_refused(void **state)
     int w, h;
     assert_int_equal(pw_image_decode("bomb.tga", tga, sizeof tga, &rgb, &w, &h), PW_ERR_FORMAT);
     assert_error_names("bomb.tga", "truncated");
+    /* An image data chunk that claims 2 GB: stb_image allocated them. */
+    unsigned char png[8 + 25 + 12] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                                      0, 0, 0, 9, 0, 0, 0, 6, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff,
+                                      'I', 'D', 'A', 'T', 0x78, 0x5e, 0, 0};
+    assert_int_equal(pw_image_decode("long.png", png, sizeof png, &rgb, &w, &h), PW_ERR_FORMAT);
+    assert_error_names("long.png", "truncated");
     static const unsigned char gif[] = "GIF89a\x01\x00\x01\x00\x00\x00\x00;";
     assert_int_equal(pw_image_decode("a.gif", gif, sizeof gif, &rgb, &w, &h), PW_ERR_FORMAT);
     assert_error_names("a.gif", "GIF images are not read");

@@ -7,6 +7,9 @@
  *   versions refuse it as "bad DHT header"); a file cut short decodes
  *   without complaint, the rest grey; a header may claim far more pixels
  *   than its data can code, which then costs seconds and gigabytes.
+ * - PNG: a chunk's length is believed before the bytes are there, so a
+ *   damaged one allocates gigabytes; the pixels' size is allocated whole
+ *   before the data is inflated, however little data there is.
  * - BMP, TGA: data past the end reads as zeros (BMP, run-length TGA) or
  *   leaves the pixels uninitialised (uncompressed TGA), so a truncated file
  *   is a silently wrong image, and a 44-byte run-length TGA a 90-megapixel
@@ -86,6 +89,39 @@ static pw_status check_jpeg(const char *name, const unsigned char *d, size_t n, 
         p += 2 + get16be(d + p + 2);
     }
     return pw_fail(PW_ERR_FORMAT, "%s: JPEG image is truncated (no end-of-image marker)", name);
+}
+
+/* ---- PNG ---- */
+
+static uint32_t get32be(const unsigned char *p) { return (uint32_t)get16be(p) << 16 | get16be(p + 2); }
+
+/* The chunks up to IEND must lie within the data, and the image data
+ * (IDAT) be enough for the pixels at deflate's best, about 1032 to 1. */
+static pw_status check_png(const char *name, const unsigned char *d, size_t n)
+{
+    uint64_t idat = 0, raw = 0;
+    for (size_t p = 8; p + 8 <= n;) {
+        uint64_t len = get32be(d + p);
+        if (len > n - p - 8 || n - p - 8 - len < 4)
+            break;
+        const unsigned char *type = d + p + 4;
+        if (memcmp(type, "IHDR", 4) == 0 && len >= 13 && !raw) {
+            static const unsigned channels[7] = {1, 0, 3, 1, 2, 0, 4}; /* by colour type */
+            uint64_t w = get32be(d + p + 8), h = get32be(d + p + 12), bits = d[p + 16], colour = d[p + 17];
+            raw = h * (1 + (w * (colour < 7 ? channels[colour] : 4) * bits + 7) / 8);
+        }
+        if (memcmp(type, "IDAT", 4) == 0)
+            idat += len;
+        if (memcmp(type, "IEND", 4) == 0) {
+            if (raw > 1100 * idat + 1024)
+                return pw_fail(PW_ERR_FORMAT, "%s: damaged PNG image (%llu bytes of pixels from %llu of data)", name,
+                               (unsigned long long)raw, (unsigned long long)idat);
+            return PW_OK;
+        }
+        p += 12 + len;
+    }
+    return pw_fail(PW_ERR_FORMAT, "%s: PNG image is truncated (a chunk past the end of the data, or no end chunk)",
+                   name);
 }
 
 /* ---- BMP ---- */
@@ -192,7 +228,7 @@ pw_status pw_stb_guard(const char *name, const unsigned char *d, size_t n)
                            "%s: %s images are not read (PNG, JPEG, BMP, TGA, Radiance HDR, OpenEXR and PFM are)",
                            name, refused[i].name);
     if (n >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0)
-        return PW_OK; /* stb_image checks PNG data itself */
+        return check_png(name, d, n);
     if (n >= 2 && d[0] == 'B' && d[1] == 'M')
         return check_bmp(name, d, n);
     size_t p = 0;
