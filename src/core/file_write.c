@@ -146,42 +146,51 @@ static pw_status write_replacing(const char *path, const char *what, const char 
     return PW_OK;
 }
 
+/* Where a write to path goes (links followed) and what is there now. */
+typedef struct write_target {
+    char path[PATH_MAX];
+    struct stat st;
+    int exists;
+} write_target;
+
+static pw_status find_target(const char *path, const char *what, write_target *t)
+{
+    if (resolve_links(path, t->path, sizeof t->path) != 0)
+        return fail_errno(path, what, "", errno);
+    t->exists = stat(t->path, &t->st) == 0;
+    if (t->exists && S_ISDIR(t->st.st_mode))
+        return fail_errno(path, what, "", EISDIR);
+    return PW_OK;
+}
+
 pw_status pw_write_file(const char *path, const char *what, const void *data, size_t len)
 {
-    char target[PATH_MAX];
-    if (resolve_links(path, target, sizeof target) != 0)
-        return fail_errno(path, what, "", errno);
-    struct stat st;
-    int exists = stat(target, &st) == 0;
-    if (exists && S_ISDIR(st.st_mode))
-        return fail_errno(path, what, "", EISDIR);
-    if (exists && !S_ISREG(st.st_mode))
-        return write_in_place(path, what, target, data, len);
-    return write_replacing(path, what, target, exists ? &st : NULL, data, len);
+    write_target t;
+    pw_status st = find_target(path, what, &t);
+    if (st != PW_OK)
+        return st;
+    if (t.exists && !S_ISREG(t.st.st_mode))
+        return write_in_place(path, what, t.path, data, len);
+    return write_replacing(path, what, t.path, t.exists ? &t.st : NULL, data, len);
 }
 
 pw_status pw_check_writable(const char *path)
 {
-    char target[PATH_MAX];
-    if (resolve_links(path, target, sizeof target) != 0)
-        return fail_errno(path, "output", "", errno);
-    struct stat st;
-    int exists = stat(target, &st) == 0;
-    if (exists && S_ISDIR(st.st_mode))
-        return fail_errno(path, "output", "", EISDIR);
-    if (exists && S_ISFIFO(st.st_mode))
-        return PW_OK; /* opening it would wait for a reader */
-    if (exists && !S_ISREG(st.st_mode)) {
-        int fd = open(target, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    write_target t;
+    pw_status st = find_target(path, "output", &t);
+    if (st != PW_OK || (t.exists && S_ISFIFO(t.st.st_mode)))
+        return st; /* opening a FIFO would wait for a reader */
+    if (t.exists && !S_ISREG(t.st.st_mode)) {
+        int fd = open(t.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
             return fail_errno(path, "output", "", errno);
         close(fd);
         return PW_OK;
     }
     char tmp[PATH_MAX + 64];
-    int fd = create_temp(target, tmp, sizeof tmp);
+    int fd = create_temp(t.path, tmp, sizeof tmp);
     if (fd < 0)
-        return fail_temp(path, "output", target, errno);
+        return fail_temp(path, "output", t.path, errno);
     close(fd);
     unlink(tmp);
     return PW_OK;

@@ -56,6 +56,9 @@ static int line_starts(const char *line, size_t len, const char *s)
     return len >= strlen(s) && memcmp(line, s, strlen(s)) == 0;
 }
 
+/* How much of a header line a message quotes. */
+static int quoted(size_t len) { return len < 60 ? (int)len : 60; }
+
 int pw_hdr_is(const unsigned char *data, size_t n) { return n >= 2 && data[0] == '#' && data[1] == '?'; }
 
 /* The header lines after the first, up to the blank line. */
@@ -73,7 +76,7 @@ static pw_status read_header(const char *name, hdr_reader *r)
             return PW_OK;
         if (line_starts(line, len, "FORMAT=") && !line_is(line, len, "FORMAT=32-bit_rle_rgbe"))
             return pw_fail(PW_ERR_FORMAT, "%s: HDR pixel format '%.*s' is not supported (only 32-bit_rle_rgbe)",
-                           name, (int)(len < 60 ? len : 60), line + 7);
+                           name, quoted(len - 7), line + 7);
     }
 }
 
@@ -120,12 +123,12 @@ static pw_status read_resolution(const char *name, hdr_reader *r, int *w, int *h
     if (!parse_axis(&p, end, &s1, &a1) || !parse_size(&p, end, &n1) || !parse_axis(&p, end, &s2, &a2) ||
         !parse_size(&p, end, &n2) || p != end || a1 == a2)
         return pw_fail(PW_ERR_FORMAT, "%s: HDR resolution line '%.*s' is malformed (expected -Y H +X W)", name,
-                       (int)(len < 60 ? len : 60), line);
+                       quoted(len), line);
     if (s1 != '-' || a1 != 'Y' || s2 != '+')
         return pw_fail(PW_ERR_FORMAT,
                        "%s: HDR orientation '%.*s' is not supported (only -Y H +X W: rows top to bottom, left to "
                        "right)",
-                       name, (int)(len < 60 ? len : 60), line);
+                       name, quoted(len), line);
     pw_status st = pw_image_check_size(name, "HDR", n2, n1);
     if (st != PW_OK)
         return st;
