@@ -121,6 +121,10 @@ typedef enum pw_light_mode {
 
 /* The most bounces a render may take (pw_settings.max_depth). */
 #define PW_MAX_DEPTH_LIMIT 1024
+/* The largest image a render makes (pw_settings.width and height): 32768
+ * pixels a side and 2^26 = 67,108,864 pixels in all (8192 x 8192). */
+#define PW_MAX_IMAGE_SIDE 32768
+#define PW_MAX_IMAGE_PIXELS (1u << 26)
 
 typedef struct pw_settings {
     int width, height;
@@ -203,10 +207,14 @@ typedef enum pw_image_format { PW_IMAGE_UNKNOWN = 0, PW_IMAGE_PNG, PW_IMAGE_EXR,
 pw_image_format pw_image_format_of(const char *path);
 
 /* Writes linear RGB to path; the format follows the extension: .png
- * (exposure, tonemap, sRGB, 8 bit), .exr (linear float), .pfm (linear). */
+ * (exposure, tonemap, sRGB, 8 bit), .exr (linear float), .pfm (linear).
+ * The image goes to a temporary file renamed over path once whole (a
+ * device such as /dev/null is written in place), so a failed write leaves
+ * what was there. */
 pw_status pw_image_write(const char *path, const float *rgb, int width, int height, float exposure, pw_tonemap tm);
-/* Reads .exr, .hdr, .pfm or an 8-bit image (sRGB decoded) into linear RGB;
- * free the result with pw_free. */
+/* Reads an OpenEXR, Radiance HDR, PFM or 8-bit image (sRGB decoded; the
+ * format from the file's bytes, gzip inflated) into linear RGB; free the
+ * result with pw_free. */
 pw_status pw_image_read(const char *path, float **rgb, int *width, int *height);
 void pw_free(void *p);
 

@@ -350,5 +350,76 @@ else
     echo "ok: Ctrl-C stopped the render with 130 and wrote the PNG: $(grep interrupted "$tmp/err")"
 fi
 
+# ---- image files: damaged input, failed writes, size limits ----
+# A small Radiance HDR made here (two run-length-encoded scanlines of 8
+# pixels), and the same cut inside its second scanline: stb_image 2.27 never
+# returned from such a file (CVE-2021-42715), so each of these runs through
+# a 30-second timeout that turns a hang into a failure.
+printf '#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 8\n' >"$tmp/map.hdr"
+for row in 1 2; do
+    printf '\002\002\000\010\210\200\210\200\210\200\210\201' >>"$tmp/map.hdr"
+done
+head -c $(($(wc -c <"$tmp/map.hdr") - 5)) "$tmp/map.hdr" >"$tmp/cut.hdr"
+printf '#!/bin/sh\ntimeout 30 "%s" "$@"\nrc=$?\n[ $rc -eq 124 ] && echo "pathwave did not return within 30 s (a hang)" >&2\nexit $rc\n' \
+    "$PW" >"$tmp/pw-timeout"
+chmod +x "$tmp/pw-timeout"
+pw_plain=$PW
+PW=$tmp/pw-timeout
+want_rc=1
+expect_error "truncated HDR as --env" "$tmp/cut.hdr: HDR pixel data is truncated" \
+    render cornell --env "$tmp/cut.hdr" --spp 1 --width 8 --height 8 -q -o x.png
+sed 's|"rgb L" \[ 0.5 0.5 0.5 \]|"string filename" "cut.hdr"|' "$tmp/small.pbrt" >"$tmp/envcut.pbrt"
+expect_error "truncated HDR as a pbrt infinite light" "$tmp/cut.hdr: HDR pixel data is truncated" \
+    render "$tmp/envcut.pbrt" --spp 1 -q -o x.png
+expect_error "missing .exr as --env" "$tmp/missing.exr: cannot open (No such file or directory)" \
+    render cornell --env "$tmp/missing.exr" --spp 1 --width 8 --height 8 -q -o x.png
+for ext in png exr pfm; do
+    ln -s /dev/full "$tmp/full.$ext"
+    expect_error "$ext output to a link to /dev/full" \
+        "$tmp/full.$ext: cannot write $(echo $ext | tr a-z A-Z) (No space left on device)" \
+        render toy-small --spp 1 --width 8 --height 8 -q -o "$tmp/full.$ext"
+done
+want_rc=2
+expect_error "more pixels than a render takes" "67108864" render toy-small --width 10000 --height 10000 -o x.png
+sed 's/xresolution" 40/xresolution" 9000/; s/yresolution" 30/yresolution" 9000/' "$tmp/small.pbrt" >"$tmp/huge.pbrt"
+expect_error "a pbrt Film of more pixels than a render takes" "67108864" render "$tmp/huge.pbrt" -o x.png
+want_rc=
+# An imagemap that is never used still reads its file: a warning naming it,
+# and the render goes on.
+checks=$((checks + 1))
+sed 's|^WorldBegin|WorldBegin\nTexture "unused" "spectrum" "imagemap" "string filename" "cut.hdr"|' \
+    "$tmp/small.pbrt" >"$tmp/texcut.pbrt"
+if "$PW" render "$tmp/texcut.pbrt" --spp 1 -q -o "$tmp/tc.png" >"$tmp/out" 2>"$tmp/err" &&
+    grep -q "warning: .*cut.hdr.*HDR pixel data is truncated" "$tmp/err" && [ -s "$tmp/tc.png" ]; then
+    echo "ok: an unused imagemap of a truncated HDR is a warning: $(cat "$tmp/err")"
+else
+    fail "unused imagemap of a truncated HDR: no warning naming it, or no image: $(cat "$tmp/err")"
+fi
+PW=$pw_plain
+# A write that fails part way (over a file-size limit, which binds root
+# too) leaves the image it would replace as it was, and no temporary file.
+checks=$((checks + 1))
+mkdir "$tmp/keep"
+if "$PW" render toy-small --spp 1 --width 4 --height 4 -q -o "$tmp/keep/good.png" 2>"$tmp/err"; then
+    cp "$tmp/keep/good.png" "$tmp/good-copy.png"
+    (
+        trap '' XFSZ
+        ulimit -f 8
+        exec "$PW" render toy-small --spp 1 --width 256 --height 256 -q -o "$tmp/keep/good.png"
+    ) 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne 1 ] || ! grep -q "good.png: cannot write PNG (File too large)" "$tmp/err"; then
+        fail "write over the file-size limit: exit $rc, $(cat "$tmp/err")"
+    elif ! cmp -s "$tmp/keep/good.png" "$tmp/good-copy.png"; then
+        fail "a failed write changed the image it would have replaced"
+    elif [ "$(ls -A "$tmp/keep")" != good.png ]; then
+        fail "a failed write left files behind: $(ls -A "$tmp/keep")"
+    else
+        echo "ok: a failed write left the old image whole and no temporary file: $(cat "$tmp/err")"
+    fi
+else
+    fail "render of the image to keep failed: $(cat "$tmp/err")"
+fi
+
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -36,8 +36,8 @@ double pw_now_seconds(void)
 /* Image sizes up to 32768 on a side and 2^26 pixels (8192 x 8192): the
  * accumulation buffers and the copy written out take about 40 bytes a pixel,
  * 2.7 GB at the limit. */
-#define MAX_SIDE 32768
-#define MAX_PIXELS (1u << 26)
+#define MAX_SIDE PW_MAX_IMAGE_SIDE
+#define MAX_PIXELS PW_MAX_IMAGE_PIXELS
 
 /* The checks that need no prepared scene: done before the BVH is built. */
 static pw_status check_settings(const pw_settings *s)

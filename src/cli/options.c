@@ -167,9 +167,9 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
         else if (strcmp(a, "--spp") == 0)
             ok = parse_int(a, v, 1, 1 << 24, &o->spp), o->set_spp = 1;
         else if (strcmp(a, "--width") == 0)
-            ok = parse_int(a, v, 1, 32768, &o->width), o->set_width = 1;
+            ok = parse_int(a, v, 1, PW_MAX_IMAGE_SIDE, &o->width), o->set_width = 1;
         else if (strcmp(a, "--height") == 0)
-            ok = parse_int(a, v, 1, 32768, &o->height), o->set_height = 1;
+            ok = parse_int(a, v, 1, PW_MAX_IMAGE_SIDE, &o->height), o->set_height = 1;
         else if (strcmp(a, "--max-depth") == 0)
             ok = parse_int(a, v, 0, PW_MAX_DEPTH_LIMIT, &o->max_depth), o->set_depth = 1;
         else if (strcmp(a, "--seed") == 0) {
@@ -263,6 +263,21 @@ static int apply_camera(const cli_options *o, pw_scene *scene)
     return 0;
 }
 
+/* The render's size, from the options or the scene (a pbrt Film), within
+ * the renderer's limits: a usage error, like a bad --width, when not. */
+static int check_image_size(const pw_settings *s)
+{
+    uint64_t pixels = (uint64_t)s->width * (uint64_t)s->height;
+    if (s->width >= 1 && s->height >= 1 && s->width <= PW_MAX_IMAGE_SIDE && s->height <= PW_MAX_IMAGE_SIDE &&
+        pixels <= PW_MAX_IMAGE_PIXELS)
+        return 1;
+    fprintf(stderr,
+            "pathwave: image size %dx%d (--width/--height or the scene's) is out of range: at most %d pixels a "
+            "side and %u in all\n",
+            s->width, s->height, PW_MAX_IMAGE_SIDE, PW_MAX_IMAGE_PIXELS);
+    return 0;
+}
+
 int cli_load_scene(cli_options *o, pw_scene **scene, pw_settings *s)
 {
     const char *name = o->scene ? o->scene : "cornell";
@@ -308,5 +323,10 @@ int cli_load_scene(cli_options *o, pw_scene **scene, pw_settings *s)
     if (o->cpu_bvh_width)
         s->cpu_bvh_width = o->cpu_bvh_width;
     s->backend = o->backend;
+    if (!check_image_size(s)) {
+        pw_scene_free(*scene);
+        *scene = NULL;
+        return EXIT_USAGE;
+    }
     return 0;
 }

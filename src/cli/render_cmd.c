@@ -2,8 +2,6 @@
  * between samples and the image so far is still written. */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/options.h"
+#include "core/file_write.h"
 
 static pw_renderer *volatile active;
 static volatile sig_atomic_t interrupted; /* the signal that stopped the render, or 0 */
@@ -23,25 +22,14 @@ static void on_signal(int sig)
 }
 
 /* Fails early, before a long render, when the output cannot be written:
- * opening it for writing (without truncating) is the only test that holds
- * for root too; a file that did not exist is removed again. */
+ * pw_check_writable makes (and removes) the temporary file the write
+ * will make, or opens the device the output is. */
 static int check_writable(const char *path)
 {
-    struct stat st;
-    int existed = stat(path, &st) == 0;
-    if (existed && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "pathwave: %s: cannot write output (it is a directory)\n", path);
-        return 0;
-    }
-    int fd = open(path, O_WRONLY | O_CREAT, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "pathwave: %s: cannot write output (%s)\n", path, strerror(errno));
-        return 0;
-    }
-    close(fd);
-    if (!existed)
-        unlink(path);
-    return 1;
+    if (pw_check_writable(path) == PW_OK)
+        return 1;
+    fprintf(stderr, "pathwave: %s\n", pw_last_error());
+    return 0;
 }
 
 static int check_extension(const char *path)
@@ -240,7 +228,9 @@ int cmd_render(int argc, char **argv)
     if (bar)
         fputc('\n', stderr);
     active = NULL;
-    /* A second Ctrl-C while the image is written stops the program. */
+    /* A second Ctrl-C while the image is written stops the program; the
+     * file it replaces stays whole (pw_image_write renames a finished
+     * temporary file into place). */
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     pw_renderer_get_stats(r, &st);

@@ -1,17 +1,19 @@
 /* Image files: PNG through stb_image_write, EXR through tinyexr, PFM by hand
- * (a text header and raw floats); reading through stb_image and tinyexr. */
-#include <errno.h>
-#include <math.h>
+ * (a text header and raw floats), each encoded in memory and written
+ * through pw_write_file (a temporary file renamed into place); reading
+ * through pw_read_file and pw_image_decode (image_decode.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include <stb_image.h>
 #include <stb_image_write.h>
 #include <tinyexr.h>
 
 #include "core/error.h"
+#include "core/file_read.h"
+#include "core/file_write.h"
+#include "film/image_decode.h"
 #include "film/tonemap.h"
 
 static const char *extension(const char *path)
@@ -43,6 +45,32 @@ pw_status pw_tonemap_from_name(const char *name, pw_tonemap *out)
     return pw_fail(PW_ERR_INVALID_ARGUMENT, "unknown tonemap '%s' (clamp, aces, reinhard)", name);
 }
 
+/* Bytes that stb_image_write hands over, gathered in memory. */
+typedef struct byte_sink {
+    unsigned char *data;
+    size_t len, cap;
+    int failed;
+} byte_sink;
+
+static void sink_append(void *user, void *data, int size)
+{
+    byte_sink *b = user;
+    if (b->failed || size <= 0)
+        return;
+    if (b->len + (size_t)size > b->cap) {
+        size_t cap = (b->len + (size_t)size) * 2;
+        unsigned char *p = realloc(b->data, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, (size_t)size);
+    b->len += (size_t)size;
+}
+
 static pw_status write_png(const char *path, const float *rgb, int w, int h, float exposure, pw_tonemap tm)
 {
     unsigned char *px = malloc((size_t)w * (size_t)h * 3);
@@ -52,35 +80,73 @@ static pw_status write_png(const char *path, const float *rgb, int w, int h, flo
         float v = pw_linear_to_srgb(pw_tonemap_channel(rgb[i], exposure, (int)tm));
         px[i] = (unsigned char)(v * 255.0f + 0.5f);
     }
-    int ok = stbi_write_png(path, w, h, 3, px, w * 3);
+    byte_sink png = {0};
+    int ok = stbi_write_png_to_func(sink_append, &png, w, h, 3, px, w * 3) && !png.failed;
     free(px);
-    return ok ? PW_OK : pw_fail(PW_ERR_IO, "%s: cannot write PNG (%s)", path, strerror(errno));
+    pw_status st = ok ? pw_write_file(path, "PNG", png.data, png.len)
+                      : pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory encoding the PNG", path);
+    free(png.data);
+    return st;
 }
 
+/* Float R, G and B planes, stored B, G, R (the order OpenEXR viewers
+ * expect, as tinyexr's SaveEXR writes them), ZIP-compressed from 16
+ * pixels a side. */
 static pw_status write_exr(const char *path, const float *rgb, int w, int h)
 {
+    size_t n = (size_t)w * (size_t)h;
+    float *planes = malloc(3 * n * sizeof *planes);
+    if (!planes)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++)
+            planes[(2 - c) * n + i] = rgb[3 * i + c];
+    float *ptrs[3] = {planes, planes + n, planes + 2 * n};
+    EXRChannelInfo channels[3];
+    memset(channels, 0, sizeof channels);
+    int types[3] = {TINYEXR_PIXELTYPE_FLOAT, TINYEXR_PIXELTYPE_FLOAT, TINYEXR_PIXELTYPE_FLOAT};
+    for (int c = 0; c < 3; c++)
+        channels[c].name[0] = "BGR"[c];
+    EXRImage image;
+    InitEXRImage(&image);
+    image.images = (unsigned char **)ptrs;
+    image.width = w;
+    image.height = h;
+    image.num_channels = 3;
+    EXRHeader header;
+    InitEXRHeader(&header);
+    header.num_channels = 3;
+    header.channels = channels;
+    header.pixel_types = types;
+    header.requested_pixel_types = types;
+    header.compression_type = w < 16 && h < 16 ? TINYEXR_COMPRESSIONTYPE_NONE : TINYEXR_COMPRESSIONTYPE_ZIP;
+    unsigned char *mem = NULL;
     const char *err = NULL;
-    int rc = SaveEXR(rgb, w, h, 3, 0, path, &err);
-    if (rc == TINYEXR_SUCCESS)
-        return PW_OK;
-    pw_status st = pw_fail(PW_ERR_IO, "%s: cannot write EXR (%s)", path, err ? err : strerror(errno));
+    size_t len = SaveEXRImageToMemory(&image, &header, &mem, &err);
+    free(planes);
+    pw_status st = len ? pw_write_file(path, "EXR", mem, len)
+                       : pw_fail(PW_ERR_IO, "%s: cannot encode EXR (%s)", path, err ? err : "tinyexr gave no reason");
     if (err)
         FreeEXRErrorMessage(err);
+    free(mem);
     return st;
 }
 
 /* PFM stores rows bottom to top, little-endian when the scale is negative. */
 static pw_status write_pfm(const char *path, const float *rgb, int w, int h)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return pw_fail(PW_ERR_IO, "%s: cannot write PFM (%s)", path, strerror(errno));
-    int ok = fprintf(f, "PF\n%d %d\n-1.0\n", w, h) > 0;
-    for (int y = h - 1; y >= 0 && ok; y--)
-        ok = fwrite(rgb + (size_t)y * w * 3, sizeof(float), (size_t)w * 3, f) == (size_t)w * 3;
-    if (fclose(f) != 0)
-        ok = 0;
-    return ok ? PW_OK : pw_fail(PW_ERR_IO, "%s: cannot write PFM (%s)", path, strerror(errno));
+    char head[64];
+    int hn = snprintf(head, sizeof head, "PF\n%d %d\n-1.0\n", w, h);
+    size_t row = (size_t)w * 3 * sizeof *rgb, len = (size_t)hn + row * (size_t)h;
+    unsigned char *buf = malloc(len);
+    if (!buf)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    memcpy(buf, head, (size_t)hn);
+    for (int y = 0; y < h; y++)
+        memcpy(buf + hn + row * (size_t)(h - 1 - y), rgb + (size_t)y * w * 3, row);
+    pw_status st = pw_write_file(path, "PFM", buf, len);
+    free(buf);
+    return st;
 }
 
 pw_status pw_image_write(const char *path, const float *rgb, int w, int h, float exposure, pw_tonemap tm)
@@ -100,91 +166,14 @@ pw_status pw_image_write(const char *path, const float *rgb, int w, int h, float
     }
 }
 
-static pw_status read_pfm(const char *path, float **out, int *w, int *h)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
-    char magic[3] = {0};
-    float scale;
-    if (fscanf(f, "%2s %d %d %f", magic, w, h, &scale) != 4 || strcmp(magic, "PF") != 0 || *w < 1 || *h < 1 ||
-        *w > 32768 || *h > 32768 || scale >= 0.0f || fgetc(f) == EOF) {
-        fclose(f);
-        return pw_fail(PW_ERR_FORMAT, "%s: not a little-endian RGB PFM file", path);
-    }
-    size_t n = (size_t)*w * (size_t)*h * 3;
-    float *rgb = malloc(n * sizeof *rgb);
-    if (!rgb) {
-        fclose(f);
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for a %dx%d image", path, *w, *h);
-    }
-    int ok = 1;
-    for (int y = *h - 1; y >= 0 && ok; y--)
-        ok = fread(rgb + (size_t)y * *w * 3, sizeof(float), (size_t)*w * 3, f) == (size_t)*w * 3;
-    fclose(f);
-    if (!ok) {
-        free(rgb);
-        return pw_fail(PW_ERR_FORMAT, "%s: PFM data is truncated", path);
-    }
-    *out = rgb;
-    return PW_OK;
-}
-
-static pw_status read_exr(const char *path, float **out, int *w, int *h)
-{
-    float *rgba = NULL;
-    const char *err = NULL;
-    if (LoadEXR(&rgba, w, h, path, &err) != TINYEXR_SUCCESS) {
-        pw_status st = pw_fail(PW_ERR_FORMAT, "%s: cannot read EXR (%s)", path, err ? err : "unknown error");
-        if (err)
-            FreeEXRErrorMessage(err);
-        return st;
-    }
-    size_t n = (size_t)*w * (size_t)*h;
-    float *rgb = malloc(n * 3 * sizeof *rgb);
-    if (!rgb) {
-        free(rgba);
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    }
-    for (size_t i = 0; i < n; i++)
-        memcpy(rgb + 3 * i, rgba + 4 * i, 3 * sizeof *rgb);
-    free(rgba);
-    *out = rgb;
-    return PW_OK;
-}
-
 pw_status pw_image_read(const char *path, float **out, int *w, int *h)
 {
     *out = NULL;
-    const char *ext = extension(path);
-    if (strcasecmp(ext, "exr") == 0)
-        return read_exr(path, out, w, h);
-    if (strcasecmp(ext, "pfm") == 0)
-        return read_pfm(path, out, w, h);
-    FILE *probe = fopen(path, "rb");
-    if (!probe)
-        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
-    fclose(probe);
-    int hdr = stbi_is_hdr(path);
-    int comp;
-    if (hdr) {
-        float *rgb = stbi_loadf(path, w, h, &comp, 3);
-        if (!rgb)
-            return pw_fail(PW_ERR_FORMAT, "%s: cannot read image (%s)", path, stbi_failure_reason());
-        *out = rgb;
-        return PW_OK;
-    }
-    unsigned char *px = stbi_load(path, w, h, &comp, 3);
-    if (!px)
-        return pw_fail(PW_ERR_FORMAT, "%s: cannot read image (%s)", path, stbi_failure_reason());
-    size_t n = (size_t)*w * (size_t)*h * 3;
-    float *rgb = malloc(n * sizeof *rgb);
-    if (rgb)
-        for (size_t i = 0; i < n; i++)
-            rgb[i] = pw_srgb_to_linear((float)px[i] / 255.0f);
-    stbi_image_free(px);
-    if (!rgb)
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    *out = rgb;
-    return PW_OK;
+    pw_bytes bytes;
+    pw_status st = pw_read_file(path, PW_FILE_MAX_BYTES, &bytes);
+    if (st != PW_OK)
+        return st;
+    st = pw_image_decode(path, bytes.data, bytes.len, out, w, h);
+    pw_bytes_free(&bytes);
+    return st;
 }
