@@ -1,5 +1,6 @@
-/* Mesh files through assimp: what arrives in the scene, and what a user
- * sees for a file that is missing or not a mesh. */
+/* Mesh files (through assimp; PLY through pathwave's reader): what
+ * arrives in the scene, and what a user sees for a file that is missing
+ * or not a mesh. */
 #include "test_common.h"
 
 #include <unistd.h>
@@ -55,8 +56,9 @@ static void gltf_camera_is_used(void **state)
     pw_scene_free(s);
 }
 
-/* A PLY file has no materials: assimp makes one up with a white specular
- * colour, which must not turn the model glossy. */
+/* A PLY file has no materials: it gets one diffuse material (through
+ * assimp it got a made-up one with a white specular colour, which must
+ * not turn the model glossy). */
 static void ply_without_materials_is_diffuse(void **state)
 {
     (void)state;
