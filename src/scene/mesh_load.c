@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "scene/gltf_camera.h"
+#include "scene/obj_io.h"
 #include "scene/pbrt/pbrt.h"
 #include "scene/ply_read.h"
 #include "scene/scene.h"
@@ -380,9 +381,18 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     fclose(f);
     /* Validation first: out-of-range indices in a broken file would crash
      * the later post-processing steps. */
-    const struct aiScene *as = aiImportFile(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate);
-    if (!as || !as->mRootNode || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
-        pw_status st = pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s)", path, aiGetErrorString());
+    /* OBJ files reach assimp through checks of their bytes (obj_io.c):
+     * damaged OBJ and MTL files crash its OBJ importer or make it leak. */
+    pw_obj_io obj_io;
+    int obj = dot && strcasecmp(dot, ".obj") == 0;
+    pw_obj_io_init(&obj_io, path);
+    const struct aiScene *as =
+        aiImportFileEx(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate, obj ? &obj_io.io : NULL);
+    pw_obj_io_free(&obj_io);
+    if (!as || !as->mRootNode || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || obj_io.failed != PW_OK) {
+        pw_status st = obj_io.failed != PW_OK ? pw_fail(obj_io.failed, "%s", obj_io.message)
+                                              : pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s)", path,
+                                                        aiGetErrorString());
         aiReleaseImport(as);
         return st;
     }
