@@ -112,8 +112,8 @@ typedef struct fixture_types {
 static void write_fixture(wbuf *w, int format, const fixture_types *t)
 {
     w_text(w, "ply\nformat %s 1.0\ncomment written by test_ply\nobj_info fixture\n", format_names[format]);
-    w_text(w, "element vertex 5\nproperty %s x\nproperty %s y\nproperty %s z\nproperty uchar red\n", t->coord,
-           t->coord, t->coord);
+    w_text(w, "element vertex 5\nproperty %s x\nproperty %s y\nproperty %s z\nproperty uchar red\n", t->coord, t->coord,
+           t->coord);
     w_text(w, "property float nx\nproperty float ny\nproperty float nz\nproperty float %s\nproperty float %s\n",
            t->uv_names[0], t->uv_names[1]);
     w_text(w, "element face 2\nproperty list %s %s vertex_indices\nproperty int face_indices\n", t->count, t->index);
@@ -186,9 +186,11 @@ static void encodings_and_types_agree(void **state)
 {
     (void)state;
     static const fixture_types types[] = {
-        {"float", "uchar", "int", {"u", "v"}},          {"double", "uchar", "uint", {"s", "t"}},
+        {"float", "uchar", "int", {"u", "v"}},
+        {"double", "uchar", "uint", {"s", "t"}},
         {"float32", "uint8", "int32", {"texture_u", "texture_v"}},
-        {"float64", "ushort", "ushort", {"texture_s", "texture_t"}}, {"double", "int", "short", {"u", "v"}},
+        {"float64", "ushort", "ushort", {"texture_s", "texture_t"}},
+        {"double", "int", "short", {"u", "v"}},
         {"float", "char", "uchar", {"s", "t"}},
     };
     for (size_t t = 0; t < sizeof types / sizeof *types; t++)
@@ -245,10 +247,11 @@ static void double_coordinates_round_once(void **state)
 static void polygons_are_fans(void **state)
 {
     (void)state;
-    const char text[] = "ply\nformat ascii 1.0\nelement vertex 6\nproperty float x\nproperty float y\nproperty float z\n"
-                        "element face 3\nproperty list uchar uint vertex_index\nend_header\n"
-                        "0 0 0\n1 0 0\n2 1 0\n1 2 0\n0 2 0\n-1 1 0\n"
-                        "6 0 1 2 3 4 5\n4 5 4 3 2\n3 1 2 3\n";
+    const char text[] =
+        "ply\nformat ascii 1.0\nelement vertex 6\nproperty float x\nproperty float y\nproperty float z\n"
+        "element face 3\nproperty list uchar uint vertex_index\nend_header\n"
+        "0 0 0\n1 0 0\n2 1 0\n1 2 0\n0 2 0\n-1 1 0\n"
+        "6 0 1 2 3 4 5\n4 5 4 3 2\n3 1 2 3\n";
     pw_ply_mesh m;
     assert_int_equal(pw_ply_parse("poly.ply", (const unsigned char *)text, sizeof text - 1, NULL, NULL, &m), PW_OK);
     static const uint32_t want[][3] = {{0, 1, 2}, {0, 2, 3}, {0, 3, 4}, {0, 4, 5}, {5, 4, 3}, {5, 3, 2}, {1, 2, 3}};
@@ -445,6 +448,20 @@ typedef struct bad_case {
     const char *text, *reason;
 } bad_case;
 
+/* Parsing the bytes as "bad.ply" fails with a message that starts with
+ * the name and holds reason, and leaves no mesh behind. */
+static void expect_parse_fails(size_t case_no, const unsigned char *data, size_t len, const char *reason)
+{
+    pw_ply_mesh m;
+    pw_status st = pw_ply_parse("bad.ply", data, len, NULL, NULL, &m);
+    const char *msg = pw_last_error();
+    printf("%s\n", st == PW_OK ? "(loaded)" : msg);
+    if (st != PW_ERR_FORMAT || strncmp(msg, "bad.ply: ", 9) != 0 || !strstr(msg, reason))
+        fail_msg("case %zu: status %d, '%s', expected '%s'", case_no, st, st == PW_OK ? "" : msg, reason);
+    assert_null(m.pos);
+    assert_null(m.tri);
+}
+
 /* Each file fails with a message that says what is wrong (after the name
  * "bad.ply" and, for ASCII data, the line). */
 static void bad_files_fail(void **state)
@@ -484,17 +501,8 @@ static void bad_files_fail(void **state)
          "property float z\nend_header\n\x01\x02",
          "do not fit"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        pw_ply_mesh m;
-        pw_status st = pw_ply_parse("bad.ply", (const unsigned char *)cases[i].text, strlen(cases[i].text), NULL,
-                                    NULL, &m);
-        const char *msg = pw_last_error();
-        printf("%s\n", st == PW_OK ? "(loaded)" : msg);
-        if (st != PW_ERR_FORMAT || strncmp(msg, "bad.ply: ", 9) != 0 || !strstr(msg, cases[i].reason))
-            fail_msg("case %zu: status %d, '%s', expected '%s'", i, st, st == PW_OK ? "" : msg, cases[i].reason);
-        assert_null(m.pos);
-        assert_null(m.tri);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_parse_fails(i, (const unsigned char *)cases[i].text, strlen(cases[i].text), cases[i].reason);
 }
 
 /* Damaged ASCII data under head3 (lines 11 on): each names its line. */
@@ -522,12 +530,7 @@ static void bad_ascii_data_fails(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         wbuf w = {0};
         w_text(&w, "%s%s", head3, cases[i].text);
-        pw_ply_mesh m;
-        pw_status st = pw_ply_parse("bad.ply", w.b, w.n, NULL, NULL, &m);
-        const char *msg = pw_last_error();
-        printf("%s\n", st == PW_OK ? "(loaded)" : msg);
-        if (st != PW_ERR_FORMAT || strncmp(msg, "bad.ply: ", 9) != 0 || !strstr(msg, cases[i].reason))
-            fail_msg("case %zu: status %d, '%s', expected '%s'", i, st, st == PW_OK ? "" : msg, cases[i].reason);
+        expect_parse_fails(i, w.b, w.n, cases[i].reason);
         free(w.b);
     }
 }
@@ -539,8 +542,9 @@ static void bad_binary_data_fails(void **state)
     for (int f = LE; f <= BE; f++) {
         for (int c = 0; c < 3; c++) {
             wbuf w = {0};
-            w_text(&w, "ply\nformat %s 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
-                       "element face 1\nproperty list uint int vertex_indices\nend_header\n",
+            w_text(&w,
+                   "ply\nformat %s 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                   "element face 1\nproperty list uint int vertex_indices\nend_header\n",
                    format_names[f]);
             for (int i = 0; i < 9; i++)
                 w_value(&w, f, "float", c == 0 && i == 4 ? NAN : i % 4);
@@ -589,8 +593,8 @@ static void warnings_for_what_is_read_past(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         pw_ply_mesh m;
         warnings warned = {0};
-        if (pw_ply_parse("w.ply", (const unsigned char *)cases[i].text, strlen(cases[i].text), collect_warning,
-                         &warned, &m) != PW_OK)
+        if (pw_ply_parse("w.ply", (const unsigned char *)cases[i].text, strlen(cases[i].text), collect_warning, &warned,
+                         &m) != PW_OK)
             fail_msg("case %zu: %s", i, pw_last_error());
         printf("%s\n", warned.last);
         assert_int_equal(warned.count, 1);
@@ -646,8 +650,7 @@ static void compare_reader_with_assimp(const char *path, int ascii)
         if (!same_point(m.pos[i], am->mVertices[i], ascii))
             fail_msg("%s: vertex %u: (%.9g %.9g %.9g), assimp (%.9g %.9g %.9g)", path, i, m.pos[i].x, m.pos[i].y,
                      m.pos[i].z, am->mVertices[i].x, am->mVertices[i].y, am->mVertices[i].z);
-        ulp += m.pos[i].x != am->mVertices[i].x || m.pos[i].y != am->mVertices[i].y ||
-               m.pos[i].z != am->mVertices[i].z;
+        ulp += m.pos[i].x != am->mVertices[i].x || m.pos[i].y != am->mVertices[i].y || m.pos[i].z != am->mVertices[i].z;
     }
     for (uint32_t f = 0; f < m.n_tris; f++) {
         assert_int_equal(am->mFaces[f].mNumIndices, 3);

@@ -178,13 +178,9 @@ static pw_status check_statement(obj_scan *sc, const char *s, size_t n, int *cst
         return PW_OK; /* vt, vn and others carry no vertex */
     case 'f':
     case 'l':
-    case 'p':
-        return check_face(sc, s, end, s[0]);
-    case 'c':
-        *cstype = next_word(&p, end, &w, &wn) && wn == 6 && memcmp(w, "cstype", 6) == 0;
-        return PW_OK;
-    default:
-        return PW_OK;
+    case 'p': return check_face(sc, s, end, s[0]);
+    case 'c': *cstype = next_word(&p, end, &w, &wn) && wn == 6 && memcmp(w, "cstype", 6) == 0; return PW_OK;
+    default: return PW_OK;
     }
 }
 

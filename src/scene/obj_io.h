@@ -14,8 +14,8 @@ typedef struct pw_obj_io {
     const char *obj;    /* the OBJ file; any other file assimp opens is a material library */
     pw_bytes obj_bytes; /* read once, at its first opening */
     int obj_read;
-    pw_status failed;   /* the first check that failed, PW_OK for none */
-    char message[512];  /* its message */
+    pw_status failed;  /* the first check that failed, PW_OK for none */
+    char message[512]; /* its message */
 } pw_obj_io;
 
 void pw_obj_io_init(pw_obj_io *io, const char *obj_path);

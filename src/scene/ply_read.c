@@ -53,9 +53,8 @@ static const struct {
     const char *name;
     enum ply_role role;
 } vertex_roles[] = {
-    {"x", R_X},         {"y", R_Y},         {"z", R_Z},         {"nx", R_NX},        {"ny", R_NY},
-    {"nz", R_NZ},       {"u", R_U},         {"v", R_V},         {"s", R_U},          {"t", R_V},
-    {"texture_u", R_U}, {"texture_v", R_V}, {"texture_s", R_U}, {"texture_t", R_V},
+    {"x", R_X}, {"y", R_Y}, {"z", R_Z}, {"nx", R_NX},       {"ny", R_NY},       {"nz", R_NZ},       {"u", R_U},
+    {"v", R_V}, {"s", R_U}, {"t", R_V}, {"texture_u", R_U}, {"texture_v", R_V}, {"texture_s", R_U}, {"texture_t", R_V},
 };
 
 typedef struct ply_property {
@@ -186,8 +185,7 @@ static pw_status element_line(ply_header *h, uint64_t line, const ply_words *w)
     for (int i = 0; i < w->len[2]; i++) {
         char c = w->w[2][i];
         if (c < '0' || c > '9' || count > (UINT64_MAX - 9) / 10)
-            return header_fail(h, line, "element count '%.*s' is not a whole number below 2^64", w->len[2],
-                               w->w[2]);
+            return header_fail(h, line, "element count '%.*s' is not a whole number below 2^64", w->len[2], w->w[2]);
         count = count * 10 + (uint64_t)(c - '0');
     }
     enum ply_kind kind = word_is(w, 1, "vertex") ? EL_VERTEX : word_is(w, 1, "face") ? EL_FACE : EL_OTHER;
@@ -271,7 +269,8 @@ static pw_status property_line(ply_header *h, uint64_t line, const ply_words *w)
         p.count_type = type_of(w, 2);
         p.type = type_of(w, 3);
         if (p.count_type == T_NONE || p.type == T_NONE)
-            return header_fail(h, line, "unknown type '%.*s'", w->len[p.count_type ? 3 : 2], w->w[p.count_type ? 3 : 2]);
+            return header_fail(h, line, "unknown type '%.*s'", w->len[p.count_type ? 3 : 2],
+                               w->w[p.count_type ? 3 : 2]);
         if (!is_integer(p.count_type))
             return header_fail(h, line, "list '%.*s' has a length of type %.*s; expected an integer type", w->len[4],
                                w->w[4], w->len[2], w->w[2]);
@@ -332,8 +331,7 @@ static uint64_t record_min_bytes(const ply_element *e, enum ply_format f)
 }
 
 /* Drops a partial set of normals or texture coordinates with a warning. */
-static void require_all(ply_header *h, ply_element *v, enum ply_role first, int n, const char *names,
-                        const char *what)
+static void require_all(ply_header *h, ply_element *v, enum ply_role first, int n, const char *names, const char *what)
 {
     int have = 0;
     for (int r = 0; r < n; r++)
@@ -378,7 +376,8 @@ static void warn_unread_lists(const ply_header *h)
         const ply_element *e = &h->elems[i];
         for (uint32_t j = 0; e->kind != EL_VERTEX && e->count > 0 && j < e->n_props; j++) {
             const ply_property *p = &e->props[j];
-            if (p->count_type != T_NONE && p->role != R_INDICES && (e->kind == EL_FACE || is_index_list_name(p->name, p->name_len)))
+            if (p->count_type != T_NONE && p->role != R_INDICES &&
+                (e->kind == EL_FACE || is_index_list_name(p->name, p->name_len)))
                 warnf(h->warn, h->user, "%s: list '%.*s' of element '%.*s' is not read", h->name, p->name_len, p->name,
                       e->name_len, e->name);
         }
@@ -683,13 +682,18 @@ static pw_status read_face(ply_reader *r, const ply_element *e, uint64_t i, cons
     return PW_OK;
 }
 
+static void skip_blank_lines(ply_reader *r)
+{
+    while (r->p < r->end && (is_blank(*r->p) || *r->p == '\n'))
+        if (*r->p++ == '\n')
+            r->line++;
+}
+
 /* ASCII: blank lines before an instance are passed over. */
 static pw_status record_begin(ply_reader *r, const ply_element *e, uint64_t i)
 {
     if (r->format == PLY_ASCII)
-        while (r->p < r->end && (is_blank(*r->p) || *r->p == '\n'))
-            if (*r->p++ == '\n')
-                r->line++;
+        skip_blank_lines(r);
     if (r->p == r->end)
         return data_fail(r, e, i, "found end of data (the header declares %llu)", (unsigned long long)e->count);
     return PW_OK;
@@ -794,9 +798,7 @@ static pw_status read_elements(ply_reader *r, const ply_header *h, ply_build *b)
 static void check_tail(ply_reader *r, const ply_header *h)
 {
     if (r->format == PLY_ASCII) {
-        while (r->p < r->end && (is_blank(*r->p) || *r->p == '\n'))
-            if (*r->p++ == '\n')
-                r->line++;
+        skip_blank_lines(r);
         if (r->p < r->end)
             warnf(h->warn, h->user, "%s: line %llu: data after the last element ignored", r->name,
                   (unsigned long long)r->line);

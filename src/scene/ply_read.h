@@ -17,9 +17,9 @@ extern "C" {
 
 typedef struct pw_ply_mesh {
     uint32_t n_verts, n_tris;
-    pw_vec3 *pos; /* n_verts positions, all finite */
-    pw_vec3 *nrm; /* n_verts normals (nx, ny, nz) as written, or NULL */
-    float *uv;    /* 2 per vertex (u v, s t, texture_u texture_v or texture_s texture_t), or NULL */
+    pw_vec3 *pos;  /* n_verts positions, all finite */
+    pw_vec3 *nrm;  /* n_verts normals (nx, ny, nz) as written, or NULL */
+    float *uv;     /* 2 per vertex (u v, s t, texture_u texture_v or texture_s texture_t), or NULL */
     uint32_t *tri; /* 3 vertex indices per triangle, each below n_verts */
 } pw_ply_mesh;
 
