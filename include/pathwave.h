@@ -47,7 +47,7 @@ const char *pw_builtin_scene_description(int index);
  *   "terrain:N"        a displaced height field of exactly N triangles
  *                      (1 <= N <= PW_GENERATED_MAX_TRIANGLES);
  *   "bunnies:K[:FILE]" K copies of a mesh (default: the Stanford bunny under
- *                      $PATHWAVE_SHARED, else the build's shared folder) in
+ *                      $PATHWAVE_SHARED, else ../shared) in
  *                      a grid on a ground plane of 2 triangles;
  *   "bunnies-mixed:K[:FILE]" the same, the copies taking six materials in
  *                      turn (Lambert, toy metal, glass, GGX gold, rough

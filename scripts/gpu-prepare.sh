@@ -6,8 +6,18 @@
 set -eu
 cd "$(dirname "$0")/.."
 SHARED=${PATHWAVE_SHARED:-../shared}
+# Without the scenes most GPU checks would skip, and a run would look clean.
+if [ ! -d "$SHARED/scenes" ]; then
+    echo "gpu-prepare: no scenes under $SHARED/scenes: set PATHWAVE_SHARED to the shared folder" >&2
+    exit 1
+fi
 scripts/install-deps.sh
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON \
+# The library is built shared so that the programs carry one copy of the
+# kernels between them rather than one each: what travels to the GPU
+# machine is capped at 64 MiB. They find it through $ORIGIN/../lib
+# (carry/lib), so no folder of this machine is written into them.
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DBUILD_SHARED_LIBS=ON \
+      -DCMAKE_BUILD_RPATH='$ORIGIN/../lib' \
       -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" -DPW_SHARED_DIR=carry/shared >/dev/null
 # The CUDA objects are always rebuilt, so that the log holds every kernel's
 # ptxas report (registers, stack, spills) for carry/ptxas.txt.
@@ -18,8 +28,9 @@ mkdir -p carry/bin carry/lib carry/shared/scenes
 cp build-gpu/pathwave build-gpu/tests/gpu/test_gpu build-gpu/tests/test_analytic build-gpu/tests/test_furnace \
    build-gpu/tests/test_texture build-gpu/tests/test_delta_lights build-gpu/tests/test_convergence \
    build-gpu/tests/test_pbrt_scenes build-gpu/tests/test_gltf_materials carry/bin/
+cp build-gpu/libpathwave.so carry/lib/
 # Symbols off: the device's transfer limit is 64 MiB, working tree included.
-strip carry/bin/*
+strip carry/bin/* carry/lib/libpathwave.so
 grep -E "Compiling entry function .* for 'sm_90'|registers|spill|stack" build-gpu/build.log |
     grep -A2 "for 'sm_90'" | grep -v '^--' > carry/ptxas.txt || true
 # Every library the binaries load that is not part of a base Ubuntu system.
@@ -31,4 +42,10 @@ for d in stanford-bunny sponza-dabrovic bitterli-cornell-box bitterli-veach-mis 
 done
 rm -rf carry/shared/scenes/stanford-bunny/bun_zipper_res* carry/shared/scenes/bitterli-cornell-box/reference/*.png \
        carry/shared/scenes/hdri/studio_small_03_1k.hdr
-du -sh carry
+# Room is left for the working tree, which travels with the carry.
+kib=$(du -sk carry | cut -f1)
+echo "gpu-prepare: carry/ holds $((kib / 1024)) MiB (the limit for all that travels is 64 MiB)"
+if [ "$kib" -gt $((56 * 1024)) ]; then
+    echo "gpu-prepare: carry/ is over 56 MiB: it will not travel with the working tree" >&2
+    exit 1
+fi

@@ -101,6 +101,23 @@ expect_error "bunnies of a missing mesh" "$tmp/no-such.ply" render "bunnies:2:$t
 want_rc=
 printf 'WorldBegin\nShape "sphere" "float radius" [ 1\n' >"$tmp/bad.pbrt"
 expect_error "malformed pbrt file" "$tmp/bad.pbrt:3:1: \"float radius\": expected ']'" render "$tmp/bad.pbrt" -o x.png
+# Files that are not regular files are refused, not read: a FIFO would
+# otherwise keep the load waiting for a writer, /dev/zero fill memory.
+mkfifo "$tmp/fifo.pbrt"
+expect_error "pbrt scene that is a FIFO" "$tmp/fifo.pbrt: not a regular file" render "$tmp/fifo.pbrt" -o x.png
+printf 'WorldBegin\nInclude "fifo.pbrt"\n' >"$tmp/inc-fifo.pbrt"
+expect_error "pbrt Include of a FIFO" "inc-fifo.pbrt:2:9: $tmp/fifo.pbrt: not a regular file" render "$tmp/inc-fifo.pbrt" -o x.png
+printf 'WorldBegin\nInclude "/dev/zero"\n' >"$tmp/zero.pbrt"
+expect_error "pbrt Include of /dev/zero" "zero.pbrt:2:9: /dev/zero: not a regular file" render "$tmp/zero.pbrt" -o x.png
+# Control bytes from a scene reach the terminal escaped.
+printf 'WorldBegin\n\033P\007\233 1\n' >"$tmp/esc.pbrt"
+expect_error "pbrt directive of control bytes" "unknown directive '\\x1bP\\x07\\x9b'" render "$tmp/esc.pbrt" -o x.png
+checks=$((checks + 1))
+if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177-\377]')" "$tmp/err"; then
+    fail "control bytes of a scene reached stderr raw: $(od -c "$tmp/err" | head -3)"
+else
+    echo "ok: control bytes of a scene are escaped on stderr"
+fi
 for f in x.png x.bmp y.png; do
     [ -e "$tmp/$f" ] && fail "a failed command left $f behind"
 done

@@ -6,53 +6,12 @@
  * a textured quad, a missing file), object instances, includes, the exact
  * file:line:column of syntax errors, and warnings reported once per
  * unsupported feature. */
-#include "test_common.h"
-
-#include <unistd.h>
+#include "test_pbrt_util.h"
 
 #include "film/tonemap.h"
 #include "scene/pbrt/pbrt.h"
 #include "scene/scene.h"
 #include "test_render_util.h"
-
-static char tmpdir[64];
-
-/* Writes text to tmpdir/name and returns the path in buf. */
-static const char *write_file(const char *name, const char *text, char *buf, size_t n)
-{
-    snprintf(buf, n, "%s/%s", tmpdir, name);
-    FILE *f = fopen(buf, "wb");
-    assert_non_null(f);
-    assert_true(fwrite(text, 1, strlen(text), f) == strlen(text));
-    fclose(f);
-    return buf;
-}
-
-typedef struct warnings {
-    int count;
-    char msg[8][512];
-} warnings;
-
-static warnings warned;
-
-static void count_warning(const char *msg, void *user)
-{
-    (void)user;
-    if (warned.count < 8)
-        snprintf(warned.msg[warned.count], sizeof warned.msg[0], "%s", msg);
-    warned.count++;
-}
-
-static pw_scene *load_ok(const char *text)
-{
-    char path[256];
-    write_file("scene.pbrt", text, path, sizeof path);
-    pw_scene *s = NULL;
-    memset(&warned, 0, sizeof warned);
-    if (pw_scene_load(path, &s) != PW_OK)
-        fail_msg("loading failed: %s", pw_last_error());
-    return s;
-}
 
 static void assert_vec(pw_vec3 v, float x, float y, float z, float tol)
 {
@@ -676,6 +635,138 @@ static void infinite_light_map_and_orientation(void **state)
     unlink(img);
 }
 
+/* pbrt-v4 looks named materials up once the whole file is read
+ * (contemporary-bathroom names "light" above the Include that makes it):
+ * shapes read before the MakeNamedMaterial get it, with the area light
+ * they were read under, and so do an object's shapes and their instances. */
+static void named_material_before_its_definition(void **state)
+{
+    (void)state;
+    char mats[256], main_path[256];
+    write_file("materials.pbrt",
+               "MakeNamedMaterial \"light\" \"string type\" \"diffuse\" \"rgb reflectance\" [0.25 0.5 0.75]\n"
+               "MakeNamedMaterial \"red\" \"string type\" \"conductor\" \"rgb eta\" [0.2 0.3 0.4] \"rgb k\" [3 2 1]\n",
+               mats, sizeof mats);
+    write_file("main.pbrt",
+               "WorldBegin\n"
+               "AttributeBegin\n"
+               "  NamedMaterial \"light\"\n"
+               "  AreaLightSource \"diffuse\" \"rgb L\" [2 3 4]\n"
+               "  Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0] \"integer indices\" [0 1 2]\n"
+               "AttributeEnd\n"
+               "AttributeBegin\n"
+               "  NamedMaterial \"red\"\n"
+               "  Shape \"sphere\" \"float radius\" 1\n"
+               "  ObjectBegin \"ball\"\n    Shape \"sphere\" \"float radius\" 2\n  ObjectEnd\n"
+               "AttributeEnd\n"
+               "Translate 5 0 0\nObjectInstance \"ball\"\n"
+               "Include \"materials.pbrt\"\n",
+               main_path, sizeof main_path);
+    pw_scene *s = load_path_ok(main_path);
+    assert_int_equal(warned.count, 0);
+    assert_int_equal(s->n_tris, 1);
+    const pw_material *light = &s->mats[s->tri_mat[0]];
+    assert_int_equal(light->type, PW_MAT_LAMBERT);
+    assert_vec(light->albedo, 0.25f, 0.5f, 0.75f, 0);
+    assert_vec(light->emission, 2, 3, 4, 0);
+    assert_int_equal(s->n_spheres, 2);
+    assert_true(s->spheres[0].r == 1.0f && s->spheres[1].r == 2.0f);
+    assert_vec(s->spheres[1].c, 5, 0, 0, 0);
+    for (int i = 0; i < 2; i++) {
+        const pw_material *red = &s->mats[s->sphere_mat[i]];
+        assert_int_equal(red->type, PW_MAT_CONDUCTOR);
+        assert_vec(red->eta, 0.2f, 0.3f, 0.4f, 1e-7f);
+        assert_vec(red->k, 3, 2, 1, 1e-7f);
+        assert_vec(red->emission, 0, 0, 0, 0); /* the area light ended with its attribute block */
+    }
+    pw_scene_free(s);
+}
+
+/* A name never made is still an error at the use, here in an included
+ * file; a name made twice is an error, as in pbrt-v4. */
+static void named_material_errors(void **state)
+{
+    (void)state;
+    char use[256], main_path[256], expect[1100];
+    write_file("use.pbrt", "AttributeBegin\nNamedMaterial \"ghost\"\nShape \"sphere\"\nAttributeEnd\n", use,
+               sizeof use);
+    write_file("main.pbrt",
+               "WorldBegin\nInclude \"use.pbrt\"\nMakeNamedMaterial \"host\" \"string type\" \"diffuse\"\n", main_path,
+               sizeof main_path);
+    snprintf(expect, sizeof expect, "%s:2:15: NamedMaterial \"ghost\" was not defined", use);
+    assert_string_equal(load_fails(main_path), expect);
+    write_file("main.pbrt",
+               "WorldBegin\nMakeNamedMaterial \"a\" \"string type\" \"diffuse\"\nShape \"sphere\"\n"
+               "MakeNamedMaterial \"a\" \"string type\" \"conductor\"\n",
+               main_path, sizeof main_path);
+    snprintf(expect, sizeof expect, "%s:4:1: MakeNamedMaterial \"a\": the name is already defined at %s:2", main_path,
+             main_path);
+    assert_string_equal(load_fails(main_path), expect);
+}
+
+/* A parameter given twice in one list: pbrt-v4's lookups find the later
+ * one; the earlier is reported as given twice, not as unsupported. */
+static void repeated_parameter_later_wins(void **state)
+{
+    (void)state;
+    char text[512], path[256], expect[1100];
+    snprintf(text, sizeof text, "WorldBegin\n%sShape \"sphere\" \"float radius\" 1\n  \"float radius\" [ 2 ]\n", lit);
+    pw_scene *s = load_ok(text);
+    assert_int_equal(s->n_spheres, 1);
+    assert_true(s->spheres[0].r == 2.0f);
+    snprintf(path, sizeof path, "%s/scene.pbrt", tmpdir);
+    snprintf(expect, sizeof expect,
+             "%s:3: parameter \"radius\" is given twice in one list (again at %s:4): the later one is used, as in "
+             "pbrt-v4",
+             path, path);
+    assert_int_equal(warned.count, 1);
+    assert_string_equal(warned.msg[0], expect);
+    pw_scene_free(s);
+}
+
+/* Names through the hash index as it grows: 300 named materials, used in
+ * the reverse order, each shape with its own. */
+static void many_named_materials(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    static char text[N * 160];
+    int k = snprintf(text, sizeof text, "WorldBegin\n%s", lit);
+    for (int i = 0; i < N; i++)
+        k += snprintf(text + k, sizeof text - (size_t)k,
+                      "MakeNamedMaterial \"m%d\" \"string type\" \"diffuse\" \"rgb reflectance\" [%d 0 0]\n", i,
+                      i % 2);
+    for (int i = N; i-- > 0;)
+        k += snprintf(text + k, sizeof text - (size_t)k,
+                      "NamedMaterial \"m%d\"\nShape \"sphere\" \"float radius\" %d\n", i, i + 1);
+    assert_true((size_t)k < sizeof text);
+    pw_scene *s = load_ok(text);
+    assert_int_equal(s->n_spheres, N);
+    for (uint32_t j = 0; j < N; j++) {
+        int i = (int)s->spheres[j].r - 1;
+        assert_true(s->mats[s->sphere_mat[j]].albedo.x == (float)(i % 2));
+    }
+    pw_scene_free(s);
+}
+
+/* A file that makes up parameter names gets 200 warnings and a line that
+ * says the rest are not shown, not one per name. */
+static void warnings_are_capped(void **state)
+{
+    (void)state;
+    static char text[300 * 40];
+    int k = snprintf(text, sizeof text, "WorldBegin\n%sShape \"sphere\"", lit);
+    for (int i = 0; i < 300; i++)
+        k += snprintf(text + k, sizeof text - (size_t)k, " \"float made_up%d\" 1", i);
+    snprintf(text + k, sizeof text - (size_t)k, "\n");
+    pw_scene *s = load_ok(text);
+    assert_int_equal(warned.count, 201);
+    pw_scene_info info;
+    pw_scene_get_info(s, &info);
+    assert_int_equal(info.warnings, 201);
+    pw_scene_free(s);
+}
+
 static const struct {
     const char *text, *where; /* the message after "path:" */
 } bad[] = {
@@ -699,7 +790,9 @@ static const struct {
      "2:1: \"integer indices\" is missing (allowed only for a single triangle of 3 vertices)"},
     {"Film \"rgb\" \"integer xresolution\" [ 100000000 ]\n",
      "1:12: \"integer xresolution\": 100000000 is out of range 1..32768"},
-    {"WorldBegin\nNamedMaterial \"nope\"\n", "2:15: NamedMaterial \"nope\" was not defined"},
+    /* The error comes at the end of the file (a later MakeNamedMaterial may
+     * define it) and names the use. */
+    {"WorldBegin\nNamedMaterial \"nope\"\nShape \"sphere\"\n", "2:15: NamedMaterial \"nope\" was not defined"},
     {"Shape \"sphere\"\n", "1:1: Shape must come after WorldBegin"},
     {"WorldBegin\nShape \"sphere\" \"radius\" 1\n",
      "2:16: expected a parameter declaration \"type name\", got \"radius\""},
@@ -740,8 +833,8 @@ static void unsupported_features_warn_once(void **state)
 {
     (void)state;
     pw_scene *s = load_ok("WorldBegin\n"
-                          "LightSource \"spot\" \"rgb I\" [1 1 1]\n"
-                          "LightSource \"spot\" \"rgb I\" [1 1 1]\n"
+                          "LightSource \"goniometric\" \"rgb I\" [1 1 1]\n"
+                          "LightSource \"goniometric\" \"rgb I\" [1 1 1]\n"
                           "Shape \"disk\"\n"
                           "Shape \"disk\"\n"
                           "AttributeBegin\n"
@@ -755,7 +848,8 @@ static void unsupported_features_warn_once(void **state)
     char expect[512];
     snprintf(
         expect, sizeof expect,
-        "%s:2: LightSource \"spot\" is not supported (pathwave has point, distant and infinite lights): left out",
+        "%s:2: LightSource \"goniometric\" is not supported (pathwave has point, spot, distant and infinite "
+        "lights): left out",
         path);
     assert_string_equal(warned.msg[0], expect);
     snprintf(expect, sizeof expect, "%s:4: Shape \"disk\" is not supported: left out", path);
@@ -766,29 +860,6 @@ static void unsupported_features_warn_once(void **state)
     pw_scene_free(s);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/pw_pbrt_XXXXXX");
-    if (!mkdtemp(tmpdir))
-        return -1;
-    pw_set_warning_handler(count_warning, NULL);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    static const char *const files[] = {"scene.pbrt", "bad.pbrt", "inc.pbrt", "self.pbrt"};
-    char path[256];
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        snprintf(path, sizeof path, "%s/%s", tmpdir, files[i]);
-        unlink(path);
-    }
-    rmdir(tmpdir);
-    pw_set_warning_handler(NULL, NULL);
-    return 0;
-}
 
 int main(void)
 {
@@ -809,6 +880,11 @@ int main(void)
         cmocka_unit_test(infinite_light_map_and_orientation),
         cmocka_unit_test(errors_name_file_line_column),
         cmocka_unit_test(unsupported_features_warn_once),
+        cmocka_unit_test(named_material_before_its_definition),
+        cmocka_unit_test(named_material_errors),
+        cmocka_unit_test(repeated_parameter_later_wins),
+        cmocka_unit_test(many_named_materials),
+        cmocka_unit_test(warnings_are_capped),
     };
-    return pw_test_exit(cmocka_run_group_tests(tests, setup, teardown));
+    return pw_test_exit(cmocka_run_group_tests(tests, pbrt_tmpdir_setup, pbrt_tmpdir_teardown));
 }

@@ -27,7 +27,7 @@ static int printable_utf8(const unsigned char *s)
  * bytes among them (an escape sequence can retitle or clear a terminal),
  * C1 controls and bytes that are not UTF-8 are written as \xNN instead.
  * The message is cut, never a sequence, when it is too long. */
-static void escape_controls(const char *in, char *out, size_t size)
+void pw_escape_controls(const char *in, char *out, size_t size)
 {
     const unsigned char *s = (const unsigned char *)in;
     size_t o = 0;
@@ -54,7 +54,7 @@ pw_status pw_fail(pw_status status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    escape_controls(msg, last_error, sizeof last_error);
+    pw_escape_controls(msg, last_error, sizeof last_error);
     return status;
 }
 
@@ -74,7 +74,7 @@ void pw_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    escape_controls(raw, msg, sizeof msg);
+    pw_escape_controls(raw, msg, sizeof msg);
     if (warning_fn)
         warning_fn(msg, warning_user);
     else

@@ -15,6 +15,9 @@ pw_status pw_fail(pw_status status, const char *fmt, ...) __attribute__((format(
  * scene file, an approximation) through the handler of
  * pw_set_warning_handler, by default "pathwave: warning: ..." on stderr. */
 void pw_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* in with control bytes, C1 controls and bytes that are not UTF-8 written
+ * as \xNN (what pw_fail and pw_warn do to messages), cut to fit size. */
+void pw_escape_controls(const char *in, char *out, size_t size);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,12 @@
 #include "core/file_read.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "core/error.h"
@@ -94,16 +96,24 @@ pw_status pw_read_file(const char *path, size_t max_bytes, pw_bytes *out)
 {
     out->data = NULL;
     out->len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer before
+     * the check below could refuse it; reads of a regular file ignore it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
     /* The opened file is checked, not the name, so nothing can swap it in
      * between. */
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        int dir = S_ISDIR(sb.st_mode);
-        fclose(f);
+    int statted = fstat(fd, &sb) == 0;
+    if (!statted || !S_ISREG(sb.st_mode)) {
+        int dir = statted && S_ISDIR(sb.st_mode);
+        close(fd);
         return pw_fail(PW_ERR_IO, "%s: %s", path, dir ? "is a folder, not a file" : "not a regular file");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return pw_fail(PW_ERR_IO, "%s: cannot open (%s)", path, strerror(errno));
     }
     if ((unsigned long long)sb.st_size > max_bytes) {
         fclose(f);

@@ -101,15 +101,13 @@ pw_status pw_generate_terrain(pw_scene *s, const char *param)
     return st != PW_OK ? st : build_terrain(s, n);
 }
 
-/* The bunny under $PATHWAVE_SHARED, else under the folder the build was
- * configured with. */
+/* The bunny under $PATHWAVE_SHARED, else under ../shared from the current
+ * folder (the repository's root, where the README's commands run). No
+ * folder of the build machine is compiled in: the binary is carried to
+ * other machines. */
 static void default_bunny(char *buf, size_t n)
 {
     const char *dir = getenv("PATHWAVE_SHARED");
-#ifdef PW_SHARED_DIR
-    if (!dir || !*dir)
-        dir = PW_SHARED_DIR;
-#endif
     snprintf(buf, n, "%s/scenes/stanford-bunny/bunny.ply", dir && *dir ? dir : "../shared");
 }
 

@@ -493,7 +493,9 @@ static pw_status mix(pbrt_ctx *c, pbrt_params *ps, pw_material *out)
     const char *name = p->str[amount > 0.5f ? 1 : 0];
     uint32_t idx;
     if (!pbrt_names_find(&c->named_mats, name, &idx))
-        return pbrt_param_error(p, ps, "material \"%s\" was not defined", name);
+        return pbrt_param_error(p, ps, "material \"%s\" is not defined before the mix (pathwave needs a mix's "
+                                "materials made first)",
+                                name);
     pbrt_warn_once(c, "mix", ps->path, ps->line, "mix approximated by the material of larger weight");
     *out = c->scene->mats[idx];
     return PW_OK;
