@@ -379,13 +379,13 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     if (!f)
         return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
     fclose(f);
-    /* Validation first: out-of-range indices in a broken file would crash
-     * the later post-processing steps. */
     /* OBJ files reach assimp through checks of their bytes (obj_io.c):
      * damaged OBJ and MTL files crash its OBJ importer or make it leak. */
     pw_obj_io obj_io;
     int obj = dot && strcasecmp(dot, ".obj") == 0;
     pw_obj_io_init(&obj_io, path);
+    /* Validation first: out-of-range indices in a broken file would crash
+     * the later post-processing steps. */
     const struct aiScene *as =
         aiImportFileEx(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate, obj ? &obj_io.io : NULL);
     pw_obj_io_free(&obj_io);
