@@ -420,6 +420,20 @@ if "$PW" render toy-small --spp 1 --width 4 --height 4 -q -o "$tmp/keep/good.png
 else
     fail "render of the image to keep failed: $(cat "$tmp/err")"
 fi
+# ---- damaged PLY, OBJ and MTL files: one line and exit 1 ----
+# (assimp, which read PLY before, aborted the process on a truncated file.)
+want_rc=1
+printf 'ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n' >"$tmp/truncated.ply"
+printf 'element face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1' >>"$tmp/truncated.ply"
+expect_error "truncated PLY" "$tmp/truncated.ply: line 14: face 1: expected 3 vertex indices, found 2" \
+    render "$tmp/truncated.ply" -o x.png
+head -c 160 "$tmp/truncated.ply" >"$tmp/cut.ply"
+expect_error "PLY cut in its data" "$tmp/cut.ply: 3 'vertex' elements" render "$tmp/cut.ply" -o x.png
+# An MTL texture before any newmtl crashed assimp (SIGSEGV).
+printf 'mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$tmp/m.obj"
+printf 'map_Kd a.png\nnewmtl a\n' >"$tmp/m.mtl"
+expect_error "MTL texture before newmtl" "$tmp/m.mtl: line 1: 'map_Kd a.png' before any newmtl" render "$tmp/m.obj" -o x.png
+want_rc=
 
 echo "$checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,7 +1,9 @@
-/* Mesh files through assimp: what arrives in the scene, and what a user
- * sees for a file that is missing or not a mesh. */
+/* Mesh files (through assimp; PLY through pathwave's reader): what
+ * arrives in the scene, and what a user sees for a file that is missing
+ * or not a mesh. */
 #include "test_common.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "scene/scene.h"
@@ -55,8 +57,9 @@ static void gltf_camera_is_used(void **state)
     pw_scene_free(s);
 }
 
-/* A PLY file has no materials: assimp makes one up with a white specular
- * colour, which must not turn the model glossy. */
+/* A PLY file has no materials: it gets one diffuse material (through
+ * assimp it got a made-up one with a white specular colour, which must
+ * not turn the model glossy). */
 static void ply_without_materials_is_diffuse(void **state)
 {
     (void)state;
@@ -121,6 +124,105 @@ static void missing_and_garbage_files(void **state)
     unlink(tmpl);
 }
 
+/* Writes an OBJ file and its m.mtl (when mtl is not NULL) to a new
+ * folder; the OBJ's path goes to obj. */
+static void write_obj(const char *text, const char *mtl, char *dir, size_t dn, char *obj, size_t on)
+{
+    snprintf(dir, dn, "/tmp/pw_obj_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(obj, on, "%s/m.obj", dir);
+    FILE *f = fopen(obj, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    if (mtl) {
+        char path[1100];
+        snprintf(path, sizeof path, "%s/m.mtl", dir);
+        assert_non_null(f = fopen(path, "wb"));
+        fputs(mtl, f);
+        fclose(f);
+    }
+}
+
+static void remove_obj(const char *dir)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/m.obj", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/m.mtl", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+static const char two_objects[] = "mtllib m.mtl\no first\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nusemtl red\nf 1 2 3\n"
+                                  "o second\nusemtl blue\nf 2 4 %s\n";
+static const char red_blue[] = "newmtl red\nKd 1 0 0\nnewmtl blue\nKd 0 0 1\n";
+
+/* Damaged OBJ and MTL files that crashed assimp (an MTL texture before
+ * any newmtl: SIGSEGV) or made it leak (a later object's face past the
+ * vertex list, a line of one vertex: the meshes built so far) fail with
+ * the file, the line and what is wrong. */
+static void damaged_obj_and_mtl_fail(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *last_corner, *mtl, *file, *reason;
+    } cases[] = {
+        {"99", red_blue, "m.obj", "line 11: vertex 99 of 4"},
+        {"-9", red_blue, "m.obj", "line 11: vertex -9 reaches before the first vertex (4 so far)"},
+        {"3\nl 2", red_blue, "m.obj", "line 12: a line of one vertex"},
+        {"3\nv 1 2", red_blue, "m.obj", "line 12: a vertex of 2 numbers (3, 4 or 6 expected)"},
+        {"03", red_blue, "m.obj", "line 11: '03' is not a vertex reference"},
+        {"3", "map_Kd red.png\nnewmtl red\n", "m.mtl", "line 1: 'map_Kd red.png' before any newmtl"},
+        {"3", "# bump first\n  bump b.png\nnewmtl red\n", "m.mtl", "line 2: 'bump b.png' before any newmtl"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512], dir[64], obj[1100], want[1200];
+        snprintf(text, sizeof text, two_objects, cases[i].last_corner);
+        write_obj(text, cases[i].mtl, dir, sizeof dir, obj, sizeof obj);
+        pw_scene *s = NULL;
+        pw_status st = pw_scene_load(obj, &s);
+        snprintf(want, sizeof want, "%s/%s: %s", dir, cases[i].file, cases[i].reason);
+        printf("%s\n", st == PW_OK ? "(loaded)" : pw_last_error());
+        if (st != PW_ERR_FORMAT || s || strncmp(pw_last_error(), want, strlen(want)) != 0)
+            fail_msg("case %zu: status %d, '%s', expected '%s'", i, st, st == PW_OK ? "" : pw_last_error(), want);
+        remove_obj(dir);
+    }
+}
+
+/* A material library that assimp cannot take (too short, a folder) is
+ * left out as a missing one is: the mesh loads, with assimp's default. */
+static void unreadable_mtl_is_left_out(void **state)
+{
+    (void)state;
+    char text[512], dir[64], obj[1100];
+    snprintf(text, sizeof text, two_objects, "3");
+    for (int k = 0; k < 2; k++) {
+        write_obj(text, k == 0 ? "Kd 1\n" : NULL, dir, sizeof dir, obj, sizeof obj);
+        char mtl[1100];
+        snprintf(mtl, sizeof mtl, "%s/m.mtl", dir);
+        if (k == 1)
+            assert_int_equal(mkdir(mtl, 0700), 0);
+        pw_scene *s = NULL;
+        if (pw_scene_load(obj, &s) != PW_OK)
+            fail_msg("%s", pw_last_error());
+        assert_int_equal(s->n_tris, 2);
+        pw_scene_free(s);
+        if (k == 1)
+            rmdir(mtl);
+        remove_obj(dir);
+    }
+    /* And with the library read, the two objects keep their colours. */
+    write_obj(text, red_blue, dir, sizeof dir, obj, sizeof obj);
+    pw_scene *s = NULL;
+    assert_int_equal(pw_scene_load(obj, &s), PW_OK);
+    assert_int_equal(s->n_tris, 2);
+    pw_vec3 a = s->mats[s->tri_mat[0]].albedo, b = s->mats[s->tri_mat[1]].albedo;
+    assert_true(a.x == 1.0f && a.z == 0.0f && b.x == 0.0f && b.z == 1.0f);
+    pw_scene_free(s);
+    remove_obj(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +232,8 @@ int main(void)
         cmocka_unit_test(gltf_camera_is_used),
         cmocka_unit_test(cornell_obj_materials),
         cmocka_unit_test(missing_and_garbage_files),
+        cmocka_unit_test(damaged_obj_and_mtl_fail),
+        cmocka_unit_test(unreadable_mtl_is_left_out),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -258,8 +258,8 @@ static void include_resolves_relative_paths(void **state)
     rmdir(sub);
 }
 
-/* A PLY file next to the scene, read through assimp: its quad arrives as
- * two triangles under the shape's transform, with its uvs. */
+/* A PLY file next to the scene, read by pathwave's reader: its quad
+ * arrives as two triangles under the shape's transform, with its uvs. */
 static void plymesh_loads_relative_to_scene(void **state)
 {
     (void)state;

@@ -1,4 +1,5 @@
-/* Triangle mesh files (OBJ, PLY, glTF, ...) through assimp's C API. glTF
+/* Triangle mesh files: PLY through pathwave's own reader (ply_read.c),
+ * the others (OBJ, glTF, ...) through assimp's C API. glTF
  * materials become metallic-roughness ones with their textures and normal
  * maps; Phong-style ones (MTL) Lambert, metallic-roughness or a dielectric
  * (docs/MATERIALS.md); a camera
@@ -18,7 +19,9 @@
 
 #include "core/error.h"
 #include "scene/gltf_camera.h"
+#include "scene/obj_io.h"
 #include "scene/pbrt/pbrt.h"
+#include "scene/ply_read.h"
 #include "scene/scene.h"
 
 static uint32_t wrap_of(enum aiTextureMapMode m)
@@ -165,7 +168,7 @@ static pw_status convert_material(pw_scene *s, const char *model, const struct a
 {
     struct aiColor4D kd = {0.8f, 0.8f, 0.8f, 1.0f}, ks = {0, 0, 0, 1}, ke = {0, 0, 0, 1};
     aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &kd);
-    /* Files without materials (PLY, STL) get a material made up by assimp,
+    /* Files without materials (STL) get a material made up by assimp,
      * with no name and a white specular colour that is not the file's: such
      * surfaces stay diffuse, as the file gives nothing else. */
     struct aiString name;
@@ -305,21 +308,91 @@ static pw_status check_finite(const struct aiScene *as, const char *path)
     return PW_OK;
 }
 
+/* A sky white at the horizon and blue overhead (the toy scene's) gives
+ * shape to a model that nothing in the file lights. */
+static void add_sky(pw_scene *s)
+{
+    s->env.type = PW_ENV_GRADIENT;
+    s->env.bottom = v3(1.0f, 1.0f, 1.0f);
+    s->env.top = v3(0.5f, 0.7f, 1.0f);
+    s->env.scale = 1.0f;
+}
+
+static void scene_warning(const char *msg, void *scene) { pw_scene_warn(scene, "%s", msg); }
+
+/* A PLY file's vertices and triangles as written, in the one material
+ * such a file gets: Lambert 0.8. */
+static pw_status add_ply_mesh(pw_scene *s, const char *path, const pw_ply_mesh *m)
+{
+    uint32_t mat = pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f));
+    uint32_t base = mat == UINT32_MAX ? UINT32_MAX : pw_scene_add_vertices(s, m->pos, m->nrm, m->n_verts);
+    if (base == UINT32_MAX)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    pw_status st = m->uv ? pw_scene_set_uvs(s, base, m->uv, m->n_verts) : PW_OK;
+    for (uint32_t t = 0; st == PW_OK && t < m->n_tris; t++) {
+        const uint32_t *ix = m->tri + 3 * (size_t)t;
+        st = pw_scene_add_triangle(s, base + ix[0], base + ix[1], base + ix[2], mat);
+    }
+    return st;
+}
+
+/* PLY (and .ply.gz) through pathwave's reader, which fails cleanly on the
+ * damaged files assimp aborts on; an automatic camera and the sky. */
+static pw_status load_ply(const char *path, pw_scene **out)
+{
+    pw_scene *s = pw_scene_new(path);
+    if (!s)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    pw_ply_mesh m;
+    pw_status st = pw_ply_read(path, scene_warning, s, &m);
+    if (st == PW_OK)
+        st = add_ply_mesh(s, path, &m);
+    pw_ply_free(&m);
+    if (st == PW_OK && s->n_tris == 0)
+        st = pw_fail(PW_ERR_FORMAT, "%s: the file has no triangles", path);
+    if (st == PW_OK)
+        st = frame_model(s, path);
+    if (st != PW_OK) {
+        pw_scene_free(s);
+        return st;
+    }
+    add_sky(s);
+    *out = s;
+    return PW_OK;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
 pw_status pw_scene_load(const char *path, pw_scene **out)
 {
     *out = NULL;
     const char *dot = strrchr(path, '.');
     if (dot && strcasecmp(dot, ".pbrt") == 0)
         return pw_pbrt_load(path, out);
+    if (ends_with(path, ".ply") || ends_with(path, ".ply.gz"))
+        return load_ply(path, out);
     FILE *f = fopen(path, "rb");
     if (!f)
         return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
     fclose(f);
+    /* OBJ files reach assimp through checks of their bytes (obj_io.c):
+     * damaged OBJ and MTL files crash its OBJ importer or make it leak. */
+    pw_obj_io obj_io;
+    int obj = dot && strcasecmp(dot, ".obj") == 0;
+    pw_obj_io_init(&obj_io, path);
     /* Validation first: out-of-range indices in a broken file would crash
      * the later post-processing steps. */
-    const struct aiScene *as = aiImportFile(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate);
-    if (!as || !as->mRootNode || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
-        pw_status st = pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s)", path, aiGetErrorString());
+    const struct aiScene *as =
+        aiImportFileEx(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate, obj ? &obj_io.io : NULL);
+    pw_obj_io_free(&obj_io);
+    if (!as || !as->mRootNode || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || obj_io.failed != PW_OK) {
+        pw_status st = obj_io.failed != PW_OK ? pw_fail(obj_io.failed, "%s", obj_io.message)
+                                              : pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s)", path,
+                                                        aiGetErrorString());
         aiReleaseImport(as);
         return st;
     }
@@ -372,14 +445,8 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     }
     if (file_camera)
         s->cam = cam;
-    if (!emits) {
-        /* A sky white at the horizon and blue overhead (the toy scene's)
-         * gives shape to a model that nothing in the file lights. */
-        s->env.type = PW_ENV_GRADIENT;
-        s->env.bottom = v3(1.0f, 1.0f, 1.0f);
-        s->env.top = v3(0.5f, 0.7f, 1.0f);
-        s->env.scale = 1.0f;
-    }
+    if (!emits)
+        add_sky(s);
     *out = s;
     return PW_OK;
 }

@@ -1,10 +1,7 @@
 /* Shapes into the scene's arrays under a transform: triangle meshes (inline,
- * PLY through assimp, bilinear patches split in two, a Loop subdivision
- * surface's control mesh) and spheres, which stay analytic spheres. */
-#include <assimp/cimport.h>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-#include <errno.h>
+ * PLY and .ply.gz through pathwave's reader, bilinear patches split in two,
+ * a Loop subdivision surface's control mesh) and spheres, which stay
+ * analytic spheres. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +9,7 @@
 
 #include "core/error.h"
 #include "scene/pbrt/pbrt_internal.h"
+#include "scene/ply_read.h"
 
 /* A mesh as read: positions, optional normals and uvs (2 per vertex), and
  * 3 vertex indices per triangle, all in object space. patches: the
@@ -240,49 +238,44 @@ static pw_status bilinear_mesh(pbrt_ctx *c, pbrt_params *ps, const pbrt_mat4 *m,
     return st;
 }
 
-static pw_status ply_submesh(pbrt_ctx *c, pbrt_params *ps, const struct aiMesh *am, const char *file,
-                             const pbrt_mat4 *m, uint32_t mat, int reverse)
+/* A PLY mesh as add_mesh takes it: coordinates in doubles. */
+static pw_status add_ply_mesh(pbrt_ctx *c, pbrt_params *ps, const pw_ply_mesh *pm, const char *file,
+                              const pbrt_mat4 *m, uint32_t mat, int reverse)
 {
-    uint32_t nv = am->mNumVertices, nt = 0;
-    double *P = malloc((size_t)nv * 3 * sizeof *P);
-    double *N = am->mNormals ? malloc((size_t)nv * 3 * sizeof *N) : NULL;
-    double *uv = am->mTextureCoords[0] ? malloc((size_t)nv * 2 * sizeof *uv) : NULL;
-    uint32_t *idx = malloc((size_t)am->mNumFaces * 3 * sizeof *idx);
+    size_t nv = pm->n_verts;
+    double *P = malloc((nv + 1) * 3 * sizeof *P);
+    double *N = pm->nrm ? malloc((nv + 1) * 3 * sizeof *N) : NULL;
+    double *uv = pm->uv ? malloc((nv + 1) * 2 * sizeof *uv) : NULL;
     pw_status st = PW_OK;
-    if (!P || !idx || (am->mNormals && !N) || (am->mTextureCoords[0] && !uv))
+    if (!P || (pm->nrm && !N) || (pm->uv && !uv))
         st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", file);
-    for (uint32_t i = 0; st == PW_OK && i < nv; i++) {
-        struct aiVector3D v = am->mVertices[i];
-        if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z))
-            st = pbrt_error_at(ps->path, ps->line, ps->col, "plymesh: %s: vertex %u is not finite (NaN or infinity)",
-                               file, i);
-        P[3 * i] = v.x, P[3 * i + 1] = v.y, P[3 * i + 2] = v.z;
+    for (size_t i = 0; st == PW_OK && i < nv; i++) {
+        P[3 * i] = pm->pos[i].x, P[3 * i + 1] = pm->pos[i].y, P[3 * i + 2] = pm->pos[i].z;
         if (N)
-            N[3 * i] = am->mNormals[i].x, N[3 * i + 1] = am->mNormals[i].y, N[3 * i + 2] = am->mNormals[i].z;
+            N[3 * i] = pm->nrm[i].x, N[3 * i + 1] = pm->nrm[i].y, N[3 * i + 2] = pm->nrm[i].z;
         if (uv)
-            uv[2 * i] = am->mTextureCoords[0][i].x, uv[2 * i + 1] = am->mTextureCoords[0][i].y;
-    }
-    for (uint32_t f = 0; st == PW_OK && f < am->mNumFaces; f++) {
-        const struct aiFace *face = &am->mFaces[f];
-        if (face->mNumIndices != 3)
-            continue; /* points and lines */
-        for (int k = 0; k < 3; k++) {
-            if (face->mIndices[k] >= nv)
-                st = pbrt_error_at(ps->path, ps->line, ps->col, "plymesh: %s: face %u uses vertex %u of %u", file, f,
-                                   face->mIndices[k], nv);
-            idx[3 * nt + k] = face->mIndices[k];
-        }
-        nt++;
+            uv[2 * i] = pm->uv[2 * i], uv[2 * i + 1] = pm->uv[2 * i + 1];
     }
     if (st == PW_OK) {
-        mesh_in in = {nv, nt, P, N, uv, idx, 0};
+        mesh_in in = {pm->n_verts, pm->n_tris, P, N, uv, pm->tri, 0};
         st = add_mesh(c, ps, &in, m, mat, reverse);
     }
     free(P);
     free(N);
     free(uv);
-    free(idx);
     return st;
+}
+
+typedef struct ply_warn_to {
+    pbrt_ctx *c;
+    const pbrt_params *ps;
+} ply_warn_to;
+
+/* The PLY reader's warnings, under the Shape's line, each once. */
+static void ply_warning(const char *msg, void *user)
+{
+    const ply_warn_to *w = user;
+    pbrt_warn_once(w->c, msg, w->ps->path, w->ps->line, "plymesh: %s", msg);
 }
 
 static pw_status ply_mesh(pbrt_ctx *c, pbrt_params *ps, const pbrt_mat4 *m, uint32_t mat, int reverse)
@@ -296,19 +289,18 @@ static pw_status ply_mesh(pbrt_ctx *c, pbrt_params *ps, const pbrt_mat4 *m, uint
     char full[4096];
     if (!pbrt_resolve_path(c, name, full, sizeof full))
         return pbrt_error_at(ps->path, ps->line, ps->col, "file name too long");
-    FILE *f = fopen(full, "rb");
-    if (!f)
-        return pbrt_error_at(ps->path, ps->line, ps->col, "plymesh: %s: cannot open (%s)", full, strerror(errno));
-    fclose(f);
-    const struct aiScene *as = aiImportFile(full, aiProcess_ValidateDataStructure | aiProcess_Triangulate);
-    if (!as || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
-        st = pbrt_error_at(ps->path, ps->line, ps->col, "plymesh: %s: cannot load (%s)", full, aiGetErrorString());
-        aiReleaseImport(as);
-        return st;
+    /* pathwave's own reader (scene/ply_read.c): .ply.gz inflated, damaged files an error. */
+    pw_ply_mesh pm;
+    ply_warn_to to = {c, ps};
+    if (pw_ply_read(full, ply_warning, &to, &pm) != PW_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", pw_last_error());
+        return pbrt_error_at(ps->path, ps->line, ps->col, "plymesh: %s", why);
     }
-    for (unsigned i = 0; st == PW_OK && i < as->mNumMeshes; i++)
-        st = ply_submesh(c, ps, as->mMeshes[i], full, m, mat, reverse);
-    aiReleaseImport(as);
+    if (pm.n_tris == 0)
+        pbrt_warn_once(c, full, ps->path, ps->line, "plymesh: %s has no triangles", full);
+    st = add_ply_mesh(c, ps, &pm, full, m, mat, reverse);
+    pw_ply_free(&pm);
     static const char *const ignored[] = {"displacement", "edgelength"};
     for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
         if (pbrt_param_find(ps, ignored[i]))
