@@ -17,9 +17,13 @@
 #include <strings.h>
 
 #include "core/error.h"
+#include "scene/assimp_io.h"
 #include "scene/gltf_camera.h"
+#include "scene/gltf_lights.h"
+#include "scene/gltf_model.h"
 #include "scene/pbrt/pbrt.h"
 #include "scene/scene.h"
+#include "scene/uri_path.h"
 
 static uint32_t wrap_of(enum aiTextureMapMode m)
 {
@@ -72,12 +76,10 @@ static pw_status load_model_texture(pw_scene *s, const char *model, const struct
         free(rgb8);
         return st;
     }
-    const char *slash = strrchr(model, '/');
-    int dir = name[0] == '/' || !slash ? 0 : (int)(slash - model + 1);
-    snprintf(key, sizeof key, "%.*s%s", dir, model, name);
-    for (char *c = key + dir; *c; c++)
-        if (*c == '\\') /* paths written on Windows */
-            *c = '/';
+    /* Beside the model, percent-decoded when only that name exists (glTF's
+     * URIs are percent-encoded: "Box%20With%20Spaces.png"). */
+    if (!pw_uri_path(model, name, key, sizeof key))
+        return pw_fail(PW_ERR_FORMAT, "%s: texture path '%s' is too long", model, name);
     return linear ? pw_scene_load_texture_linear(s, key, wrap, out) : pw_scene_load_texture(s, key, wrap, out);
 }
 
@@ -159,9 +161,11 @@ static pw_material phong_material(const struct aiMaterial *am, pw_vec3 kd, pw_ve
 }
 
 /* glTF metallic-roughness (assimp gives it the metallic factor), else the
- * Phong-style mapping; then emission and the textures. */
+ * Phong-style mapping; then emission and the textures. gi (NULL for other
+ * formats) has what the glTF file's JSON adds: emissive strength
+ * (KHR_materials_emissive_strength, which assimp 5.2.5 does not read). */
 static pw_status convert_material(pw_scene *s, const char *model, const struct aiScene *as,
-                                  const struct aiMaterial *am, pw_material *out)
+                                  const struct aiMaterial *am, const pw_gltf_material_info *gi, pw_material *out)
 {
     struct aiColor4D kd = {0.8f, 0.8f, 0.8f, 1.0f}, ks = {0, 0, 0, 1}, ke = {0, 0, 0, 1};
     aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &kd);
@@ -174,13 +178,12 @@ static pw_status convert_material(pw_scene *s, const char *model, const struct a
     if (!made_up)
         aiGetMaterialColor(am, AI_MATKEY_COLOR_SPECULAR, &ks);
     aiGetMaterialColor(am, AI_MATKEY_COLOR_EMISSIVE, &ke);
-    float metallic = 1.0f, roughness = 1.0f, strength = 1.0f;
+    float metallic = 1.0f, roughness = 1.0f, strength = gi ? gi->emissive_strength : 1.0f;
     int gltf = aiGetMaterialFloat(am, AI_MATKEY_METALLIC_FACTOR, &metallic) == aiReturn_SUCCESS, glass = 0;
     if (gltf) {
         struct aiColor4D base = kd;
         aiGetMaterialColor(am, AI_MATKEY_BASE_COLOR, &base);
         aiGetMaterialFloat(am, AI_MATKEY_ROUGHNESS_FACTOR, &roughness);
-        aiGetMaterialFloat(am, AI_MATKEY_EMISSIVE_INTENSITY, &strength); /* KHR_materials_emissive_strength */
         *out = pw_metallic_roughness(v3(base.r, base.g, base.b), metallic, roughness);
     } else {
         *out = phong_material(am, v3(kd.r, kd.g, kd.b), v3(ks.r, ks.g, ks.b), &glass);
@@ -222,52 +225,212 @@ static pw_status convert_material(pw_scene *s, const char *model, const struct a
     return glass ? PW_OK : attach_albedo_texture(s, model, as, am, out);
 }
 
-static pw_status add_ai_mesh(pw_scene *s, const char *path, const struct aiMesh *m, uint32_t mat_base)
+/* A node's transform as vertices get it: positions by m (column-major),
+ * normals by the inverse transpose of its 3x3 part, taken as its cofactor
+ * matrix (the inverse transpose times the determinant, whose sign keeps
+ * the normals' side). A mirroring transform (negative determinant) turns
+ * the winding around, so that triangles keep facing their normals'
+ * side. */
+typedef struct mesh_xform {
+    double m[16];
+    double n[9];
+    int identity, mirror;
+} mesh_xform;
+
+static void cross3(const double *a, const double *b, double *out)
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void xform_of(const double m[16], mesh_xform *x)
+{
+    static const double id[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    memcpy(x->m, m, sizeof x->m);
+    x->identity = memcmp(m, id, sizeof id) == 0;
+    cross3(m + 4, m + 8, x->n);
+    cross3(m + 8, m, x->n + 3);
+    cross3(m, m + 4, x->n + 6);
+    double det = m[0] * x->n[0] + m[1] * x->n[1] + m[2] * x->n[2];
+    x->mirror = det < 0.0;
+}
+
+static pw_vec3 xform_point(const mesh_xform *x, struct aiVector3D p)
+{
+    const double *m = x->m;
+    return v3((float)(m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12]), (float)(m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13]),
+              (float)(m[2] * p.x + m[6] * p.y + m[10] * p.z + m[14]));
+}
+
+static pw_vec3 xform_normal(const mesh_xform *x, struct aiVector3D n)
+{
+    const double *c = x->n, k = x->mirror ? -1.0 : 1.0;
+    double v[3];
+    for (int i = 0; i < 3; i++)
+        v[i] = k * (c[i] * n.x + c[3 + i] * n.y + c[6 + i] * n.z);
+    double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    return len > 0.0 ? v3((float)(v[0] / len), (float)(v[1] / len), (float)(v[2] / len)) : v3(n.x, n.y, n.z);
+}
+
+/* What the walk over assimp's node tree adds meshes with. */
+typedef struct mesh_walk {
+    pw_scene *s;
+    const char *path;
+    const struct aiScene *as;
+    uint32_t mat_base;
+    const pw_gltf_model *gltf; /* NULL for other formats */
+    uint32_t visit;            /* pre-order number of the next node */
+    int count_only;            /* only sum the triangles into tris */
+    uint64_t tris;
+} mesh_walk;
+
+/* The texture coordinates a mesh's material reads: its channel (glTF's
+ * texCoord) when the mesh has it, else the first. */
+static const struct aiVector3D *mesh_uvs(const mesh_walk *w, const struct aiMesh *m)
+{
+    const pw_gltf_material_info *gi = pw_gltf_model_material(w->gltf, m->mMaterialIndex);
+    int c = gi ? gi->uv_channel : 0;
+    return c < AI_MAX_NUMBER_OF_TEXTURECOORDS && m->mTextureCoords[c] ? m->mTextureCoords[c] : m->mTextureCoords[0];
+}
+
+static pw_status add_uvs(mesh_walk *w, const struct aiMesh *m, uint32_t base)
+{
+    const struct aiVector3D *t = mesh_uvs(w, m);
+    if (!t)
+        return PW_OK;
+    const pw_gltf_material_info *gi = pw_gltf_model_material(w->gltf, m->mMaterialIndex);
+    float *uv = malloc((size_t)m->mNumVertices * 2 * sizeof *uv);
+    if (!uv)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", w->path);
+    for (unsigned i = 0; i < m->mNumVertices; i++) {
+        float u = t[i].x, v = t[i].y;
+        if (gi && !gi->uv_identity) { /* KHR_texture_transform */
+            const float *a = gi->uv;
+            float tu = a[0] * u + a[1] * v + a[2];
+            v = a[3] * u + a[4] * v + a[5];
+            u = tu;
+        }
+        uv[2 * i] = u;
+        uv[2 * i + 1] = v;
+    }
+    pw_status st = pw_scene_set_uvs(w->s, base, uv, m->mNumVertices);
+    free(uv);
+    return st;
+}
+
+/* One copy of mesh m, its vertices moved by x. */
+static pw_status add_ai_mesh(mesh_walk *w, const struct aiMesh *m, const mesh_xform *x)
 {
     pw_vec3 *p = malloc((size_t)m->mNumVertices * sizeof *p);
     pw_vec3 *n = m->mNormals ? malloc((size_t)m->mNumVertices * sizeof *n) : NULL;
     if (!p || (m->mNormals && !n)) {
         free(p);
         free(n);
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", w->path);
     }
     for (unsigned i = 0; i < m->mNumVertices; i++) {
-        p[i] = v3(m->mVertices[i].x, m->mVertices[i].y, m->mVertices[i].z);
+        struct aiVector3D q = m->mVertices[i];
+        p[i] = x->identity ? v3(q.x, q.y, q.z) : xform_point(x, q);
         if (n)
-            n[i] = v3(m->mNormals[i].x, m->mNormals[i].y, m->mNormals[i].z);
+            n[i] = x->identity ? v3(m->mNormals[i].x, m->mNormals[i].y, m->mNormals[i].z)
+                               : xform_normal(x, m->mNormals[i]);
     }
-    uint32_t base = pw_scene_add_vertices(s, p, n, m->mNumVertices);
+    uint32_t base = pw_scene_add_vertices(w->s, p, n, m->mNumVertices);
     free(p);
     free(n);
     if (base == UINT32_MAX)
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    if (m->mTextureCoords[0]) {
-        float *uv = malloc((size_t)m->mNumVertices * 2 * sizeof *uv);
-        if (!uv)
-            return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-        for (unsigned i = 0; i < m->mNumVertices; i++) {
-            uv[2 * i] = m->mTextureCoords[0][i].x;
-            uv[2 * i + 1] = m->mTextureCoords[0][i].y;
-        }
-        pw_status st = pw_scene_set_uvs(s, base, uv, m->mNumVertices);
-        free(uv);
-        if (st != PW_OK)
-            return st;
-    }
-    for (unsigned f = 0; f < m->mNumFaces; f++) {
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", w->path);
+    pw_status st = add_uvs(w, m, base);
+    for (unsigned f = 0; st == PW_OK && f < m->mNumFaces; f++) {
         const struct aiFace *face = &m->mFaces[f];
         if (face->mNumIndices != 3)
             continue; /* points and lines left over after triangulation */
         for (int k = 0; k < 3; k++)
             if (face->mIndices[k] >= m->mNumVertices)
-                return pw_fail(PW_ERR_FORMAT, "%s: face %u uses vertex %u of %u", path, f, face->mIndices[k],
+                return pw_fail(PW_ERR_FORMAT, "%s: face %u uses vertex %u of %u", w->path, f, face->mIndices[k],
                                m->mNumVertices);
-        pw_status st = pw_scene_add_triangle(s, base + face->mIndices[0], base + face->mIndices[1],
-                                             base + face->mIndices[2], mat_base + m->mMaterialIndex);
-        if (st != PW_OK)
-            return st;
+        unsigned b = face->mIndices[x->mirror ? 2 : 1], c = face->mIndices[x->mirror ? 1 : 2];
+        st = pw_scene_add_triangle(w->s, base + face->mIndices[0], base + b, base + c, w->mat_base + m->mMaterialIndex);
     }
-    return PW_OK;
+    return st;
+}
+
+/* The meshes of node n (and its children) at transform world: once, or
+ * once per instance (EXT_mesh_gpu_instancing). */
+static pw_status add_node_meshes(mesh_walk *w, const struct aiNode *n, const double world[16])
+{
+    const pw_gltf_instances *inst = pw_gltf_model_instances(w->gltf, w->visit);
+    uint32_t copies = inst ? inst->n : 1;
+    pw_status st = PW_OK;
+    for (unsigned k = 0; st == PW_OK && k < n->mNumMeshes; k++) {
+        if (n->mMeshes[k] >= w->as->mNumMeshes)
+            return pw_fail(PW_ERR_FORMAT, "%s: node '%s' names mesh %u of %u", w->path, n->mName.data, n->mMeshes[k],
+                           w->as->mNumMeshes);
+        const struct aiMesh *m = w->as->mMeshes[n->mMeshes[k]];
+        if (w->count_only) {
+            w->tris += (uint64_t)m->mNumFaces * copies;
+            continue;
+        }
+        for (uint32_t i = 0; st == PW_OK && i < copies; i++) {
+            mesh_xform x;
+            double mi[16];
+            if (inst)
+                pw_gltf_instance_matrix(inst, i, world, mi);
+            xform_of(inst ? mi : world, &x);
+            st = add_ai_mesh(w, m, &x);
+        }
+    }
+    return st;
+}
+
+/* Pre-order over assimp's node tree, each node's transform times its
+ * parent's (what aiProcess_PreTransformVertices would do, done here so
+ * that instanced nodes can be copied). glTF trees were limited in depth
+ * before assimp read them (gltf_nodes.h). */
+static pw_status add_node(mesh_walk *w, const struct aiNode *n, const double parent[16])
+{
+    const struct aiMatrix4x4 *t = &n->mTransformation;
+    const double local[16] = {t->a1, t->b1, t->c1, t->d1, t->a2, t->b2, t->c2, t->d2,
+                              t->a3, t->b3, t->c3, t->d3, t->a4, t->b4, t->c4, t->d4};
+    double world[16];
+    pw_mat4_mul(parent, local, world);
+    pw_status st = add_node_meshes(w, n, world);
+    w->visit++;
+    for (unsigned i = 0; st == PW_OK && i < n->mNumChildren; i++)
+        st = add_node(w, n->mChildren[i], world);
+    return st;
+}
+
+/* The most triangles a mesh file may expand to (its instances copied). */
+#define MESH_MAX_TRIANGLES PW_GENERATED_MAX_TRIANGLES
+
+static pw_status add_meshes(mesh_walk *w)
+{
+    static const double id[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    w->count_only = 1;
+    w->visit = 0;
+    pw_status st = add_node(w, w->as->mRootNode, id);
+    if (st == PW_OK && w->tris > MESH_MAX_TRIANGLES)
+        st = pw_fail(PW_ERR_FORMAT, "%s: the model expands to %llu triangles (instances copied), more than the %u "
+                     "pathwave loads", w->path, (unsigned long long)w->tris, MESH_MAX_TRIANGLES);
+    w->count_only = 0;
+    w->visit = 0;
+    return st == PW_OK ? add_node(w, w->as->mRootNode, id) : st;
+}
+
+/* A material whose textures read texture coordinates (glTF's texCoord) that
+ * a mesh of it lacks: the first set is used instead. */
+static void check_uv_channels(const mesh_walk *w)
+{
+    for (unsigned i = 0; i < w->as->mNumMeshes; i++) {
+        const struct aiMesh *m = w->as->mMeshes[i];
+        const pw_gltf_material_info *gi = pw_gltf_model_material(w->gltf, m->mMaterialIndex);
+        int c = gi ? gi->uv_channel : 0;
+        if (c > 0 && (c >= AI_MAX_NUMBER_OF_TEXTURECOORDS || !m->mTextureCoords[c]))
+            pw_scene_warn(w->s, "%s: mesh '%s': its material's textures read TEXCOORD_%d, which it lacks; TEXCOORD_0 "
+                          "is used", w->path, m->mName.data, gi->uv_channel);
+    }
 }
 
 /* Camera in front of the bounding box (+z side), looking at its centre.
@@ -305,51 +468,50 @@ static pw_status check_finite(const struct aiScene *as, const char *path)
     return PW_OK;
 }
 
-pw_status pw_scene_load(const char *path, pw_scene **out)
+/* A mesh file through assimp; for glTF with what pathwave reads of the
+ * file itself (gltf_model.h). */
+static pw_status load_mesh_file(const char *path, const pw_load_options *opts, pw_scene **out)
 {
-    *out = NULL;
-    const char *dot = strrchr(path, '.');
-    if (dot && strcasecmp(dot, ".pbrt") == 0)
-        return pw_pbrt_load(path, out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
-    fclose(f);
+    pw_scene *s = pw_scene_new(path);
+    if (!s)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    pw_gltf_model model, *gltf = NULL;
+    pw_status st = PW_OK;
+    if (pw_gltf_is_gltf_path(path)) {
+        if ((st = pw_gltf_model_open(&model, path, s, opts->ignore_required_extensions)) != PW_OK) {
+            pw_scene_free(s);
+            return st;
+        }
+        gltf = &model;
+    }
+    pw_assimp_io io;
+    pw_assimp_io_init(&io, path, gltf ? &gltf->doc.file : NULL);
     /* Validation first: out-of-range indices in a broken file would crash
      * the later post-processing steps. */
-    const struct aiScene *as = aiImportFile(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate);
+    const struct aiScene *as = aiImportFileEx(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate, &io.io);
     if (!as || !as->mRootNode || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
-        pw_status st = pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s)", path, aiGetErrorString());
+        int ignored = gltf && gltf->ignored_required[0];
+        st = pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s%s%s)%s%s%s", path, aiGetErrorString(),
+                     io.error[0] ? "; " : "", io.error, ignored ? "; it requires glTF extensions " : "",
+                     ignored ? gltf->ignored_required : "", ignored ? ", which pathwave does not implement" : "");
         aiReleaseImport(as);
-        return st;
+        as = NULL;
     }
-    pw_status fin = check_finite(as, path);
-    if (fin != PW_OK) {
-        aiReleaseImport(as);
-        return fin;
-    }
-    pw_scene *s = pw_scene_new(path);
-    if (!s) {
-        aiReleaseImport(as);
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    }
-    /* The file's camera is read from the node tree, which pre-transforming
-     * the vertices flattens. */
-    int file_camera = pw_gltf_camera(s, path, as);
+    /* Mended in place before anything reads it: the scene is this
+     * import's own until it is released. */
+    if (st == PW_OK && gltf)
+        st = pw_gltf_model_match(gltf, s, (struct aiScene *)as);
+    if (st == PW_OK)
+        st = check_finite(as, path);
+    int file_camera = st == PW_OK && gltf && pw_gltf_camera(s, &gltf->doc, &gltf->tree);
     pw_camera_desc cam = s->cam;
-    const struct aiScene *pp =
-        aiApplyPostProcessing(as, aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices | aiProcess_SortByPType);
-    if (!pp) { /* assimp has released the scene then */
-        pw_scene_free(s);
-        return pw_fail(PW_ERR_FORMAT, "%s: cannot process mesh (%s)", path, aiGetErrorString());
-    }
-    as = pp;
-    pw_status st = PW_OK;
-    int emits = 0;
+    if (st == PW_OK && !(as = aiApplyPostProcessing(as, aiProcess_JoinIdenticalVertices))) /* released then */
+        st = pw_fail(PW_ERR_FORMAT, "%s: cannot process mesh (%s)", path, aiGetErrorString());
+    int emits = 0, lit = 0;
     uint32_t mat_base = s->n_mats;
     for (unsigned i = 0; st == PW_OK && i < as->mNumMaterials; i++) {
         pw_material m;
-        if ((st = convert_material(s, path, as, as->mMaterials[i], &m)) != PW_OK)
+        if ((st = convert_material(s, path, as, as->mMaterials[i], pw_gltf_model_material(gltf, i), &m)) != PW_OK)
             break;
         emits |= pw_material_is_light(&m);
         if (pw_scene_add_material(s, m) == UINT32_MAX)
@@ -357,22 +519,27 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     }
     if (st == PW_OK && as->mNumMaterials == 0 && pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f)) == UINT32_MAX)
         st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    for (unsigned i = 0; st == PW_OK && i < as->mNumMeshes; i++)
-        st = add_ai_mesh(s, path, as->mMeshes[i], mat_base);
-    aiReleaseImport(as);
+    if (st == PW_OK) {
+        mesh_walk w = {s, path, as, mat_base, gltf, 0, 0, 0};
+        check_uv_channels(&w);
+        st = add_meshes(&w);
+    }
+    aiReleaseImport(as); /* NULL when it failed, released then */
+    if (st == PW_OK && gltf)
+        st = pw_gltf_add_lights(&gltf->doc, &gltf->tree, s, &lit);
+    if (gltf)
+        pw_gltf_model_close(gltf);
     if (st == PW_OK && s->n_tris == 0)
         st = pw_fail(PW_ERR_FORMAT, "%s: the file has no triangles", path);
+    if (st == PW_OK)
+        st = frame_model(s, path);
     if (st != PW_OK) {
-        pw_scene_free(s);
-        return st;
-    }
-    if ((st = frame_model(s, path)) != PW_OK) {
         pw_scene_free(s);
         return st;
     }
     if (file_camera)
         s->cam = cam;
-    if (!emits) {
+    if (!emits && !lit) {
         /* A sky white at the horizon and blue overhead (the toy scene's)
          * gives shape to a model that nothing in the file lights. */
         s->env.type = PW_ENV_GRADIENT;
@@ -382,4 +549,26 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     }
     *out = s;
     return PW_OK;
+}
+
+void pw_load_options_default(pw_load_options *opts) { memset(opts, 0, sizeof *opts); }
+
+pw_status pw_scene_load(const char *path, pw_scene **out) { return pw_scene_load_with(path, NULL, out); }
+
+pw_status pw_scene_load_with(const char *path, const pw_load_options *opts, pw_scene **out)
+{
+    *out = NULL;
+    pw_load_options defaults;
+    if (!opts) {
+        pw_load_options_default(&defaults);
+        opts = &defaults;
+    }
+    const char *dot = strrchr(path, '.');
+    if (dot && strcasecmp(dot, ".pbrt") == 0)
+        return pw_pbrt_load(path, out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
+    fclose(f);
+    return load_mesh_file(path, opts, out);
 }
