@@ -28,7 +28,49 @@ static pw_status check_extension(const pw_gltf_doc *d, const char *name, const c
     return PW_OK;
 }
 
+/* data: URIs of buffers and images: assimp leaks what it decoded so far
+ * when it meets a byte that is not base64 (fuzz input: 0xff bytes in a
+ * buffer's data), and keeps the offsets of the URI's parts in chars, which
+ * a media type of more than a hundred bytes overflows (fuzz input: 0xff
+ * bytes before ";base64,"). Only base64 data: URIs are taken, with a short
+ * printable media type and standard base64 digits, '=' padding at the
+ * end. */
+static int valid_data_uri(const char *uri)
+{
+    const char *b = strstr(uri, ";base64,");
+    if (!b || b - uri > 100)
+        return 0;
+    for (const char *c = uri; c < b; c++)
+        if (*c <= ' ' || *c > '~')
+            return 0;
+    b += 8;
+    size_t n = strlen(b), pad = 0;
+    while (n > 0 && b[n - 1] == '=' && pad < 2)
+        n--, pad++;
+    for (size_t i = 0; i < n; i++) {
+        char c = b[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/'))
+            return 0;
+    }
+    return 1;
+}
+
+static pw_status check_data_uris(const pw_gltf_doc *d, enum pw_gltf_array a, const char *what)
+{
+    for (long i = 0; i < d->lists[a].n; i++) {
+        const char *uri = pw_gltf_string(pw_gltf_at(d, a, i), "uri", "");
+        if (strncmp(uri, "data:", 5) == 0 && !valid_data_uri(uri))
+            return pw_fail(PW_ERR_FORMAT, "%s: %s %ld: a data: URI that is not valid base64", d->path, what, i);
+    }
+    return PW_OK;
+}
+
 pw_status pw_gltf_guard(const pw_gltf_doc *d)
 {
-    return pw_gltf_each_extension(d, check_extension, NULL);
+    pw_status st = pw_gltf_each_extension(d, check_extension, NULL);
+    if (st == PW_OK)
+        st = check_data_uris(d, PW_GLTF_BUFFERS, "buffer");
+    if (st == PW_OK)
+        st = check_data_uris(d, PW_GLTF_IMAGES, "image");
+    return st;
 }
