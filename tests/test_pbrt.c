@@ -740,8 +740,8 @@ static void unsupported_features_warn_once(void **state)
 {
     (void)state;
     pw_scene *s = load_ok("WorldBegin\n"
-                          "LightSource \"spot\" \"rgb I\" [1 1 1]\n"
-                          "LightSource \"spot\" \"rgb I\" [1 1 1]\n"
+                          "LightSource \"goniometric\" \"rgb I\" [1 1 1]\n"
+                          "LightSource \"goniometric\" \"rgb I\" [1 1 1]\n"
                           "Shape \"disk\"\n"
                           "Shape \"disk\"\n"
                           "AttributeBegin\n"
@@ -755,7 +755,8 @@ static void unsupported_features_warn_once(void **state)
     char expect[512];
     snprintf(
         expect, sizeof expect,
-        "%s:2: LightSource \"spot\" is not supported (pathwave has point, distant and infinite lights): left out",
+        "%s:2: LightSource \"goniometric\" is not supported (pathwave has point, spot, distant and infinite "
+        "lights): left out",
         path);
     assert_string_equal(warned.msg[0], expect);
     snprintf(expect, sizeof expect, "%s:4: Shape \"disk\" is not supported: left out", path);

@@ -71,7 +71,7 @@ static pw_status check_light_mode(const pw_scene *scene, const pw_settings *s)
         uint32_t n_sphere_lights = 0;
         for (uint32_t i = 0; i < scene->lights.count; i++) {
             uint32_t type = scene->lights.lights[i].type;
-            if (type == PW_LIGHT_POINT || type == PW_LIGHT_DISTANT)
+            if (type == PW_LIGHT_POINT || type == PW_LIGHT_DISTANT || type == PW_LIGHT_SPOT)
                 continue; /* lights: the toy estimator leaves them out */
             if (type != PW_LIGHT_SPHERE)
                 return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: toy light mode samples sphere lights only, "

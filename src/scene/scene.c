@@ -220,34 +220,70 @@ void pw_scene_warn(pw_scene *s, const char *fmt, ...)
 
 static int finite3(pw_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
 
-static pw_status add_delta_light(pw_scene *s, uint32_t type, pw_vec3 v, pw_vec3 L, const char *what)
+/* lights: appends a delta light with its cone (zero but for spots). */
+static pw_status add_delta_light(pw_scene *s, uint32_t type, pw_vec3 v, pw_vec3 L, pw_spot_cone cone,
+                                 const char *what)
 {
     if (!finite3(v) || !finite3(L) || L.x < 0.0f || L.y < 0.0f || L.z < 0.0f)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: %s light with a non-finite %s or a negative or non-finite power",
-                       s->name, what, type == PW_LIGHT_POINT ? "position" : "direction");
-    uint32_t cap = s->cap_delta_lights;
+                       s->name, what, type == PW_LIGHT_DISTANT ? "direction" : "position");
+    uint32_t cap = s->cap_delta_lights, cap_cones = s->cap_delta_lights;
     if (!grow((void **)&s->delta_lights, &cap, s->n_delta_lights + 1, sizeof *s->delta_lights) ||
+        !grow((void **)&s->delta_cones, &cap_cones, s->n_delta_lights + 1, sizeof *s->delta_cones) ||
         !grow((void **)&s->delta_type, &s->cap_delta_lights, s->n_delta_lights + 1, sizeof *s->delta_type))
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory adding a %s light", s->name, what);
     s->delta_lights[s->n_delta_lights].v = v;
     s->delta_lights[s->n_delta_lights].L = L;
+    s->delta_cones[s->n_delta_lights] = cone;
     s->delta_type[s->n_delta_lights++] = type;
     s->prepared = 0;
     return PW_OK;
 }
 
+static const pw_spot_cone no_cone = {{0.0f, 0.0f, 0.0f}, 0.0f, 0.0f};
+
 pw_status pw_scene_add_point_light(pw_scene *s, pw_vec3 pos, pw_vec3 intensity)
 {
-    return add_delta_light(s, PW_LIGHT_POINT, pos, intensity, "point");
+    return add_delta_light(s, PW_LIGHT_POINT, pos, intensity, no_cone, "point");
+}
+
+/* lights: dir scaled to unit length in *unit, or 0 when it has none. */
+static int unit_direction(pw_vec3 dir, pw_vec3 *unit)
+{
+    float len = v3_len(dir);
+    if (!(len > 0.0f) || !isfinite(len))
+        return 0;
+    *unit = v3_scale(dir, 1.0f / len);
+    return 1;
 }
 
 pw_status pw_scene_add_distant_light(pw_scene *s, pw_vec3 dir, pw_vec3 irradiance)
 {
-    float len = v3_len(dir);
-    if (!(len > 0.0f) || !isfinite(len))
+    pw_vec3 unit;
+    if (!unit_direction(dir, &unit))
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: distant light with a zero or non-finite direction", s->name);
     /* Stored as the unit direction toward the light, what sampling needs. */
-    return add_delta_light(s, PW_LIGHT_DISTANT, v3_scale(dir, -1.0f / len), irradiance, "distant");
+    return add_delta_light(s, PW_LIGHT_DISTANT, v3_scale(unit, -1.0f), irradiance, no_cone, "distant");
+}
+
+pw_status pw_scene_add_spot_light(pw_scene *s, pw_vec3 pos, pw_vec3 dir, float cos_falloff_end, float cos_falloff_start,
+                                  pw_vec3 intensity)
+{
+    pw_spot_cone cone = {{0.0f, 0.0f, 0.0f}, cos_falloff_end, cos_falloff_start};
+    if (!unit_direction(dir, &cone.axis))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: spot light with a zero or non-finite direction", s->name);
+    /* Written so that NaN fails too. */
+    if (!(cos_falloff_end >= -1.0f && cos_falloff_end <= 1.0f && cos_falloff_start >= -1.0f &&
+          cos_falloff_start <= 1.0f))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT,
+                       "%s: spot light cone cosines (falloff end %g, start %g) must lie in [-1, 1]", s->name,
+                       (double)cos_falloff_end, (double)cos_falloff_start);
+    if (cos_falloff_start < cos_falloff_end)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT,
+                       "%s: spot light falloff starts outside its cone (cosine of the start %g is below the "
+                       "end's %g)",
+                       s->name, (double)cos_falloff_start, (double)cos_falloff_end);
+    return add_delta_light(s, PW_LIGHT_SPOT, pos, intensity, cone, "spot");
 }
 
 pw_material pw_lambert(float r, float g, float b)
@@ -353,6 +389,7 @@ void pw_scene_free(pw_scene *s)
     free(s->textures);
     free(s->texels);
     free(s->delta_lights);
+    free(s->delta_cones);
     free(s->delta_type);
     pw_bvh_free(&s->bvh);
     pw_light_table_free(&s->lights);
@@ -622,6 +659,7 @@ pw_scene_view pw_scene_host_view(const pw_scene *s, uint32_t width, uint32_t hei
     v.prim_light = s->lights.prim_light;
     v.n_lights = s->lights.count;
     v.delta_lights = s->delta_lights;
+    v.delta_cones = s->delta_cones;
     v.env = s->env;
     env_prepare(&v.env);
     /* Half the light samples go to the map when there are other lights. */

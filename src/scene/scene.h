@@ -56,8 +56,10 @@ struct pw_scene {
     float *texels; /* 3 floats per texel */
     uint32_t n_texels, cap_texels;
 
-    /* lights: point and distant lights (pw_light_type says which). */
+    /* lights: point, distant and spot lights (pw_light_type says which),
+     * and a cone for each (zero but for spots). */
     pw_delta_light *delta_lights;
+    pw_spot_cone *delta_cones;
     uint32_t *delta_type;
     uint32_t n_delta_lights, cap_delta_lights;
 
@@ -121,6 +123,13 @@ pw_status pw_scene_add_point_light(pw_scene *s, pw_vec3 pos, pw_vec3 intensity);
  * dir, giving irradiance on a surface that faces it (pbrt's "L" times its
  * scale). */
 pw_status pw_scene_add_distant_light(pw_scene *s, pw_vec3 dir, pw_vec3 irradiance);
+/* lights: a spot light at pos shining along dir (any length but zero), of
+ * intensity (W/sr per channel) along its axis, falling off as pbrt-v4's
+ * spot: smoothstep(cos_falloff_end, cos_falloff_start, cos theta) at angle
+ * theta from the axis (both cosines in [-1, 1], cos_falloff_start >=
+ * cos_falloff_end; equal ones cut off sharply). */
+pw_status pw_scene_add_spot_light(pw_scene *s, pw_vec3 pos, pw_vec3 dir, float cos_falloff_end, float cos_falloff_start,
+                                  pw_vec3 intensity);
 
 pw_material pw_lambert(float r, float g, float b);
 pw_material pw_metal(float r, float g, float b, float roughness);

@@ -1,6 +1,7 @@
-/* The light table: every emissive primitive and every point and distant
- * light, chosen in proportion to its emitted power through an alias table
- * (Vose's method) so that drawing a light costs O(1) whatever their number. */
+/* The light table: every emissive primitive and every point, spot and
+ * distant light, chosen in proportion to its emitted power through an
+ * alias table (Vose's method) so that drawing a light costs O(1) whatever
+ * their number. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +49,22 @@ static float scene_radius(const pw_scene *s)
     return r > 0.0f && isfinite(r) ? r : 1.0f;
 }
 
-/* lights: power of a point light (4 pi I) or of a distant light over the
- * disc the scene's bounding sphere casts (pi r^2 E), as pbrt estimates it. */
+/* lights: power of a point light (4 pi I), of a spot light (pbrt-v4's
+ * Phi: 2 pi I (1 - (cos_start + cos_end) / 2), the full cone plus half the
+ * falloff's band) or of a distant light over the disc the scene's bounding
+ * sphere casts (pi r^2 E), as pbrt estimates them. */
 static float delta_power(const pw_scene *s, uint32_t i, float radius)
 {
     float w = power_weight(s->delta_lights[i].L);
-    return s->delta_type[i] == PW_LIGHT_POINT ? 4.0f * PW_PI * w : PW_PI * radius * radius * w;
+    const pw_spot_cone *c = &s->delta_cones[i];
+    switch (s->delta_type[i]) {
+    case PW_LIGHT_POINT:
+        return 4.0f * PW_PI * w;
+    case PW_LIGHT_SPOT:
+        return 2.0f * PW_PI * (1.0f - 0.5f * (c->cos_start + c->cos_end)) * w;
+    default:
+        return PW_PI * radius * radius * w;
+    }
 }
 
 /* Vose's alias method: split probabilities into "small" and "large" and pair

@@ -43,12 +43,30 @@ PW_HD int pw_emits_toward(const pw_material *m, int front, int is_sphere)
     return is_sphere || front || (m->flags & PW_MATF_TWO_SIDED);
 }
 
-/* lights: point and distant lights have no area for a ray to hit, so their
- * one direction is taken with MIS weight 1. */
+/* lights: point, distant and spot lights have no area for a ray to hit,
+ * so their one direction is taken with MIS weight 1. */
 PW_HD int pw_light_is_delta(uint32_t type) { return type >= PW_LIGHT_POINT; }
 
-/* lights: the direction to a point or distant light; pdf is then the
- * discrete probability of choosing the light. */
+/* lights: pbrt-v4's smoothstep: 0 below a, 1 above b, 3 t^2 - 2 t^3 of
+ * t = (x - a) / (b - a) between; with a == b a step at a. */
+PW_HD float pw_smoothstep(float x, float a, float b)
+{
+    if (a == b)
+        return x < a ? 0.0f : 1.0f;
+    float t = pw_minf(pw_maxf((x - a) / (b - a), 0.0f), 1.0f);
+    return t * t * (3.0f - 2.0f * t);
+}
+
+/* lights: the share of a spot's axial intensity it sends at an angle
+ * whose cosine to its axis is cos_theta. */
+PW_HD float pw_spot_falloff(const pw_spot_cone *c, float cos_theta)
+{
+    return pw_smoothstep(cos_theta, c->cos_end, c->cos_start);
+}
+
+/* lights: the direction to a point, spot or distant light; pdf is then
+ * the discrete probability of choosing the light. Returns 0 when p lies
+ * outside a spot's cone (or on a point light). */
 PW_HD int pw_delta_light_sample(const pw_scene_view *s, uint32_t li, pw_vec3 p, pw_light_sample *ls)
 {
     pw_light l = s->lights[li];
@@ -66,7 +84,16 @@ PW_HD int pw_delta_light_sample(const pw_scene_view *s, uint32_t li, pw_vec3 p, 
         return 0;
     ls->dist = sqrtf(d2);
     ls->wi = v3_scale(to, 1.0f / ls->dist);
-    ls->Le = v3_scale(d.L, 1.0f / d2); /* intensity falls off as 1 / d^2 */
+    float k = 1.0f / d2; /* intensity falls off as 1 / d^2 */
+    if (l.type == PW_LIGHT_SPOT) {
+        /* The light leaves the spot along -wi. */
+        const pw_spot_cone *c = &s->delta_cones[l.prim];
+        float falloff = pw_spot_falloff(c, -v3_dot(c->axis, ls->wi));
+        if (!(falloff > 0.0f))
+            return 0;
+        k *= falloff;
+    }
+    ls->Le = v3_scale(d.L, k);
     return 1;
 }
 

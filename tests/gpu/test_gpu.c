@@ -356,6 +356,25 @@ static void test_agree_delta_lights(void **state)
     pw_scene_free(s);
 }
 
+/* lights: a spot hanging under the Cornell box's ceiling, tilted, its
+ * cone's edge and falloff band across the floor and the walls, beside a
+ * point light and the area light: the cones in device memory and the
+ * spot's falloff on the GPU. */
+static void test_agree_spot_light(void **state)
+{
+    (void)state;
+    if (!gpu_or_skip())
+        skip();
+    pw_scene *s = builtin("cornell");
+    float cos_end = cosf(40.0f * PW_PI / 180.0f), cos_start = cosf(25.0f * PW_PI / 180.0f);
+    assert_int_equal(pw_scene_add_spot_light(s, v3(-0.3f, 1.8f, 0.2f), v3(0.2f, -1.8f, -0.4f), cos_end, cos_start,
+                                             v3(3.0f, 3.0f, 2.5f)),
+                     PW_OK);
+    assert_int_equal(pw_scene_add_point_light(s, v3(0.4f, 1.6f, 0.3f), v3(1.0f, 1.0f, 0.8f)), PW_OK);
+    check_agreement("cornell with a spot and a point light", s, 96, 96, 8);
+    pw_scene_free(s);
+}
+
 /* Ray splitting on both GPU backends: the wavefront's children take slots
  * through the warp-level allocator with lanes of a warp splitting or not, so
  * a wrong prefix there shows as lost or doubled paths. */
@@ -685,6 +704,7 @@ int main(void)
         cmocka_unit_test(test_agree_toy_conductor),
         cmocka_unit_test(test_agree_textures),
         cmocka_unit_test(test_agree_delta_lights),
+        cmocka_unit_test(test_agree_spot_light),
         cmocka_unit_test(test_out_of_device_memory),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

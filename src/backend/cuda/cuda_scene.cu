@@ -65,7 +65,8 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
     UP(alias_prob, host->n_lights, "light alias table");
     UP(alias_idx, host->n_lights, "light alias table");
     UP(prim_light, n_prims, "primitive-to-light map");
-    UP(delta_lights, s->n_delta_lights, "point and distant lights");
+    UP(delta_lights, s->n_delta_lights, "point, distant and spot lights");
+    UP(delta_cones, s->n_delta_lights, "spot light cones");
     if (host->env.type == PW_ENV_MAP) {
         const pw_env *e = &host->env;
         size_t w = e->w, h = e->h;

@@ -1,7 +1,7 @@
 /* Lights: diffuse area lights become emission on the shapes that follow;
- * an infinite light becomes the scene's environment; point and distant
- * lights become pathwave's delta lights. Spot, goniometric and projection
- * lights are reported and left out. */
+ * an infinite light becomes the scene's environment; point, spot and
+ * distant lights become pathwave's delta lights. Goniometric and
+ * projection lights are reported and left out. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -118,20 +118,47 @@ static pw_status photometric(pbrt_params *ps, const char *name, float k, pw_vec3
     return PW_OK;
 }
 
+/* A "point3" parameter, or def when it is absent. */
+static pw_status point_param(pbrt_params *ps, const char *name, pw_vec3 def, pw_vec3 *out)
+{
+    const double *v;
+    uint32_t n;
+    *out = def;
+    pw_status st = pbrt_get_array(ps, name, PBRT_P_POINT3, &v, &n);
+    if (st != PW_OK)
+        return st;
+    if (n != 0 && n != 3)
+        return pbrt_param_error(pbrt_param_find(ps, name), ps, "needs 3 values, got %u", n);
+    if (n)
+        *out = v3((float)v[0], (float)v[1], (float)v[2]);
+    return PW_OK;
+}
+
+/* The direction from "from" to "to" (defaults 0 0 0 and 0 0 1) under the
+ * current transform; an error naming the light when they give none. */
+static pw_status from_to_direction(pbrt_ctx *c, pbrt_params *ps, const char *what, pw_vec3 *from, pw_vec3 *dir)
+{
+    pw_vec3 to;
+    pw_status st;
+    if ((st = point_param(ps, "from", v3s(0.0f), from)) != PW_OK ||
+        (st = point_param(ps, "to", v3(0, 0, 1), &to)) != PW_OK)
+        return st;
+    *dir = pbrt_xform_vector(&c->gs.ctm, v3_sub(to, *from));
+    if (!(v3_len2(*dir) > 0.0f) || !isfinite(v3_len2(*dir)))
+        return pbrt_error_at(ps->path, ps->line, ps->col,
+                             "%s: \"from\" and \"to\" give no direction under the current transform", what);
+    return PW_OK;
+}
+
 /* point: intensity I (W/sr) at "from" under the current transform. */
 static pw_status point_light(pbrt_ctx *c, pbrt_params *ps)
 {
-    pw_vec3 I;
-    const double *from;
-    uint32_t n;
+    pw_vec3 I, p;
     pw_status st;
     if ((st = light_power(c, ps, "I", "LightSource \"point\"", &I)) != PW_OK ||
         (st = photometric(ps, "power", 4.0f * PW_PI, &I)) != PW_OK ||
-        (st = pbrt_get_array(ps, "from", PBRT_P_POINT3, &from, &n)) != PW_OK)
+        (st = point_param(ps, "from", v3s(0.0f), &p)) != PW_OK)
         return st;
-    if (n != 0 && n != 3)
-        return pbrt_param_error(pbrt_param_find(ps, "from"), ps, "needs 3 values, got %u", n);
-    pw_vec3 p = n ? v3((float)from[0], (float)from[1], (float)from[2]) : v3s(0.0f);
     p = pbrt_xform_point(&c->gs.ctm, p);
     pbrt_warn_unused(c, ps, "LightSource \"point\"");
     if (pw_scene_add_point_light(c->scene, p, I) != PW_OK)
@@ -144,28 +171,68 @@ static pw_status point_light(pbrt_ctx *c, pbrt_params *ps)
  * "to"), the direction under the current transform. */
 static pw_status distant_light(pbrt_ctx *c, pbrt_params *ps)
 {
-    pw_vec3 E;
-    const double *from, *to;
-    uint32_t nf, nt;
+    pw_vec3 E, from, dir;
     pw_status st;
     if ((st = light_power(c, ps, "L", "LightSource \"distant\"", &E)) != PW_OK ||
         (st = photometric(ps, "illuminance", 1.0f, &E)) != PW_OK ||
-        (st = pbrt_get_array(ps, "from", PBRT_P_POINT3, &from, &nf)) != PW_OK ||
-        (st = pbrt_get_array(ps, "to", PBRT_P_POINT3, &to, &nt)) != PW_OK)
+        (st = from_to_direction(c, ps, "LightSource \"distant\"", &from, &dir)) != PW_OK)
         return st;
-    if (nf != 0 && nf != 3)
-        return pbrt_param_error(pbrt_param_find(ps, "from"), ps, "needs 3 values, got %u", nf);
-    if (nt != 0 && nt != 3)
-        return pbrt_param_error(pbrt_param_find(ps, "to"), ps, "needs 3 values, got %u", nt);
-    pw_vec3 f = nf ? v3((float)from[0], (float)from[1], (float)from[2]) : v3s(0.0f);
-    pw_vec3 t = nt ? v3((float)to[0], (float)to[1], (float)to[2]) : v3(0, 0, 1);
-    pw_vec3 dir = pbrt_xform_vector(&c->gs.ctm, v3_sub(t, f));
-    if (!(v3_len2(dir) > 0.0f) || !isfinite(v3_len2(dir)))
-        return pbrt_error_at(ps->path, ps->line, ps->col,
-                             "LightSource \"distant\": \"from\" and \"to\" give no direction under the current "
-                             "transform");
     pbrt_warn_unused(c, ps, "LightSource \"distant\"");
     if (pw_scene_add_distant_light(c->scene, dir, E) != PW_OK)
+        return pbrt_error_at(ps->path, ps->line, ps->col, "%s", pw_last_error());
+    c->emissive_lights++;
+    return PW_OK;
+}
+
+/* Whether the current transform keeps angles (a rotation and a uniform
+ * scale, mirrored or not): pbrt-v4 makes a spot's cone round in light
+ * space, so any other transform makes it elliptical in the world. */
+static int ctm_keeps_angles(const pbrt_mat4 *m)
+{
+    pw_vec3 x = pbrt_xform_vector(m, v3(1, 0, 0)), y = pbrt_xform_vector(m, v3(0, 1, 0));
+    pw_vec3 z = pbrt_xform_vector(m, v3(0, 0, 1));
+    float lx = v3_len2(x), tol = 1e-4f * lx;
+    return fabsf(v3_len2(y) - lx) <= tol && fabsf(v3_len2(z) - lx) <= tol && fabsf(v3_dot(x, y)) <= tol &&
+           fabsf(v3_dot(y, z)) <= tol && fabsf(v3_dot(z, x)) <= tol;
+}
+
+/* spot: pbrt-v4's spot at "from" shining toward "to" under the current
+ * transform, intensity I on its axis, "coneangle" the cone's half-angle and
+ * "conedeltaangle" the falloff band inside it (degrees): full intensity
+ * within coneangle - conedeltaangle, smoothstep in cos theta down to none
+ * at coneangle. "power" sets I so that the spot sends that power
+ * (2 pi I (1 - (cos start + cos end) / 2)). */
+static pw_status spot_light(pbrt_ctx *c, pbrt_params *ps)
+{
+    const char *what = "LightSource \"spot\"";
+    pw_vec3 I, from, dir;
+    float angle, delta;
+    pw_status st;
+    if ((st = light_power(c, ps, "I", what, &I)) != PW_OK ||
+        (st = pbrt_get_float(ps, "coneangle", 30.0f, &angle)) != PW_OK ||
+        (st = pbrt_get_float(ps, "conedeltaangle", 5.0f, &delta)) != PW_OK ||
+        (st = from_to_direction(c, ps, what, &from, &dir)) != PW_OK)
+        return st;
+    if (!(angle >= 0.0f && angle <= 180.0f))
+        return pbrt_param_error(pbrt_param_find(ps, "coneangle"), ps, "must lie in [0, 180] degrees, got %g",
+                                (double)angle);
+    /* pbrt-v4 takes cos(coneangle - conedeltaangle) as it comes: a falloff
+     * starting outside the cone inverts it. */
+    if (!(delta >= 0.0f && delta <= 2.0f * angle))
+        return pbrt_error_at(ps->path, ps->line, ps->col,
+                             "%s: conedeltaangle %g with coneangle %g starts the falloff outside the cone (it must "
+                             "lie in [0, 2 coneangle])",
+                             what, (double)delta, (double)angle);
+    float cos_end = (float)cos(angle * (M_PI / 180.0)), cos_start = (float)cos((angle - delta) * (M_PI / 180.0));
+    if ((st = photometric(ps, "power", 2.0f * PW_PI * (1.0f - 0.5f * (cos_start + cos_end)), &I)) != PW_OK)
+        return st;
+    if (!ctm_keeps_angles(&c->gs.ctm))
+        pbrt_warn_once(c, "spot transform", ps->path, ps->line,
+                       "%s: the current transform does not keep angles (an uneven scale or a shear), which makes "
+                       "pbrt-v4's cone elliptical: pathwave keeps it round about the transformed axis",
+                       what);
+    pbrt_warn_unused(c, ps, what);
+    if (pw_scene_add_spot_light(c->scene, pbrt_xform_point(&c->gs.ctm, from), dir, cos_end, cos_start, I) != PW_OK)
         return pbrt_error_at(ps->path, ps->line, ps->col, "%s", pw_last_error());
     c->emissive_lights++;
     return PW_OK;
@@ -179,10 +246,13 @@ pw_status pbrt_light_source(pbrt_ctx *c, const char *type, pbrt_params *ps)
         return point_light(c, ps);
     if (strcmp(type, "distant") == 0)
         return distant_light(c, ps);
+    if (strcmp(type, "spot") == 0)
+        return spot_light(c, ps);
     char key[80];
     snprintf(key, sizeof key, "light %s", type);
     pbrt_warn_once(c, key, ps->path, ps->line,
-                   "LightSource \"%s\" is not supported (pathwave has point, distant and infinite lights): left out",
+                   "LightSource \"%s\" is not supported (pathwave has point, spot, distant and infinite lights): "
+                   "left out",
                    type);
     return PW_OK;
 }
