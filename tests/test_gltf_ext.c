@@ -292,6 +292,25 @@ static float *render_on_lambert(pw_scene *s, int spp)
     return test_render_image(s, &o);
 }
 
+/* The four centre pixels of render_on_lambert's image under a light of
+ * intensity i x colour at (0, 0, 2) shining on them in full: each the mean
+ * over its area (1/8 wide, a corner at the quad's centre) of
+ * I cos / (pi d^2), cos = 2 / d. */
+static void assert_centre_lit(const float *rgb, double i, pw_vec3 colour)
+{
+    double e = 0.0;
+    for (int y = 0; y < 32; y++)
+        for (int x = 0; x < 32; x++) {
+            double px = (x + 0.5) / 256.0, py = (y + 0.5) / 256.0, d2 = 4.0 + px * px + py * py;
+            e += i * (2.0 / sqrt(d2)) / d2 / PW_PI / 1024.0;
+        }
+    for (int y = 7; y <= 8; y++)
+        for (int x = 7; x <= 8; x++) {
+            const float *p = rgb + 3 * (y * 16 + x);
+            assert_near3(v3(p[0], p[1], p[2]), e * colour.x, e * colour.y, e * colour.z, 1e-3 * e);
+        }
+}
+
 /* A point light of intensity 10 and colour (1, 0.5, 0.25) at (0, 0, 2)
  * (its node at z = 1 under a parent at z = 1): the scene's light has
  * I = intensity x colour, taken as W/sr; on the white Lambert quad the
@@ -312,19 +331,35 @@ static void point_light(void **state)
     assert_int_equal(s->env.type, PW_ENV_CONSTANT);
     assert_true(v3_is_zero(s->env.top));
     float *rgb = render_on_lambert(s, 64);
-    /* The four centre pixels, each the mean over its area (1/8 wide, a
-     * corner at the quad's centre) of I cos / (pi d^2), cos = 2 / d. */
-    double e = 0.0;
-    for (int j = 0; j < 32; j++)
-        for (int i = 0; i < 32; i++) {
-            double x = (i + 0.5) / 256.0, y = (j + 0.5) / 256.0, d2 = 4.0 + x * x + y * y;
-            e += 10.0 * (2.0 / sqrt(d2)) / d2 / PW_PI / 1024.0;
-        }
-    for (int y = 7; y <= 8; y++)
-        for (int x = 7; x <= 8; x++) {
-            const float *p = rgb + 3 * (y * 16 + x);
-            assert_near3(v3(p[0], p[1], p[2]), e, 0.5 * e, 0.25 * e, 1e-3 * e);
-        }
+    assert_centre_lit(rgb, 10.0, v3(1, 0.5f, 0.25f));
+    free(rgb);
+    pw_scene_free(s);
+}
+
+/* A spot light of 3 cd at (0, 0, 2) shining down its node's -z onto the
+ * quad, cones of 0.2 and 0.5 rad: the scene's spot has the node's axis and
+ * cosines of the cones (full within the inner, none beyond the outer); the
+ * quad's centre is lit in full, its corners (more than 0.55 rad off the
+ * axis) not at all. */
+static void spot_light(void **state)
+{
+    (void)state;
+    pw_scene *s = load_lit_quad("{\"type\":\"spot\",\"intensity\":3,\"spot\":{\"innerConeAngle\":0.2,"
+                                "\"outerConeAngle\":0.5}}",
+                                "\"translation\":[0,0,1]");
+    const char *log;
+    assert_int_equal(warnings_of(s, &log), 0);
+    assert_int_equal(s->n_delta_lights, 1);
+    assert_int_equal(s->delta_type[0], PW_LIGHT_SPOT);
+    assert_near3(s->delta_lights[0].v, 0, 0, 2, 1e-6);
+    assert_near3(s->delta_lights[0].L, 3, 3, 3, 1e-6);
+    assert_near3(s->delta_cones[0].axis, 0, 0, -1, 1e-6);
+    assert_float_equal(s->delta_cones[0].cos_end, cosf(0.5f), 1e-6f);
+    assert_float_equal(s->delta_cones[0].cos_start, cosf(0.2f), 1e-6f);
+    float *rgb = render_on_lambert(s, 64);
+    assert_centre_lit(rgb, 3.0, v3s(1.0f));
+    for (int c = 0; c < 3; c++)
+        assert_float_equal(rgb[c], 0.0f, 0.0f);
     free(rgb);
     pw_scene_free(s);
 }
@@ -689,6 +724,7 @@ int main(void)
         cmocka_unit_test(texture_transforms_differ),
         cmocka_unit_test(emissive_strength),
         cmocka_unit_test(point_light),
+        cmocka_unit_test(spot_light),
         cmocka_unit_test(directional_light),
         cmocka_unit_test(instancing),
         cmocka_unit_test(quantized_attributes),

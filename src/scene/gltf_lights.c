@@ -6,7 +6,10 @@
  * taken as it is: W/sr for point and spot lights, W/m^2 of irradiance for
  * directional ones. That is what most renderers do with glTF lights; a
  * photometric conversion (1/683 W per lumen) would make every glTF light
- * hundreds of times dimmer than the file's emissive surfaces. */
+ * hundreds of times dimmer than the file's emissive surfaces.
+ * A spot's falloff between its inner and outer cone is pathwave's (pbrt's
+ * smoothstep of the cosine); the glTF specification's is a suggestion
+ * (non-normative), the square of the cosine's linear ramp. */
 #include "scene/gltf_lights.h"
 
 #include <math.h>
@@ -76,11 +79,8 @@ static pw_status place_light(const pw_gltf_doc *d, pw_scene *s, const pw_gltf_vi
         st = pw_scene_add_point_light(s, pos, l->power);
     else if (strcmp(l->type, "directional") == 0)
         st = pw_scene_add_distant_light(s, axis, l->power);
-    else {
-        pw_scene_warn(s, "%s: KHR_lights_punctual light %ld at node %ld is a spot light, which pathwave cannot "
-                      "add yet (skipped)", d->path, i, v->node);
-        return PW_OK;
-    }
+    else /* full intensity inside the inner cone, none outside the outer one */
+        st = pw_scene_add_spot_light(s, pos, axis, (float)cos(l->outer), (float)cos(l->inner), l->power);
     if (st == PW_OK)
         *lit |= !v3_is_zero(l->power);
     return st;
