@@ -1,5 +1,6 @@
 #include "scene/gltf_accessor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,14 +109,22 @@ static int component_size(int type)
     }
 }
 
-/* Components of the accessor types read here (matrices, whose columns
- * are padded, are not). */
-static int components_of(const char *type)
+static const char *const type_names[7] = {"SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"};
+
+/* An element's components and bytes; a matrix's columns start 4-byte
+ * aligned (padding after the columns of 1- and 2-byte components). */
+static int element_of(const char *type, int csize, int *ncomp, size_t *bytes)
 {
-    static const char *const names[] = {"SCALAR", "VEC2", "VEC3", "VEC4"};
-    for (int i = 0; type && i < 4; i++)
-        if (strcmp(type, names[i]) == 0)
-            return i + 1;
+    static const int comps[7] = {1, 2, 3, 4, 4, 9, 16}, cols[7] = {1, 1, 1, 1, 2, 3, 4};
+    for (int i = 0; type && i < 7; i++)
+        if (strcmp(type, type_names[i]) == 0) {
+            size_t col = (size_t)(comps[i] / cols[i]) * (size_t)csize;
+            if (i >= 4)
+                col = (col + 3) & ~(size_t)3;
+            *ncomp = comps[i];
+            *bytes = col * (size_t)cols[i];
+            return 1;
+        }
     return 0;
 }
 
@@ -161,47 +170,86 @@ int pw_gltf_component_type(const pw_gltf_doc *d, long index)
     return a && pw_gltf_as_index(pw_gltf_get(a, "componentType"), 6000, &t) && component_size((int)t) ? (int)t : 0;
 }
 
-/* Where an accessor's elements lie: the view's bytes from the accessor's
- * offset, and the stride between elements. */
-typedef struct element_span {
-    const unsigned char *data;
-    size_t stride;
-} element_span;
-
-static pw_status locate(pw_gltf_doc *d, long index, const cJSON *a, size_t elem, uint32_t count, const char *what,
-                        element_span *span)
+/* need bytes from offset into bufferView v: the view's buffer and where in
+ * it they start, checked against the view and the buffer's byteLength. */
+static pw_status view_range(const pw_gltf_doc *d, long v, uint64_t offset, uint64_t need, const char *what,
+                            long *buffer, size_t *at)
 {
-    long v, offset = 0, view_offset = 0, view_len, stride = 0, buffer;
-    const cJSON *view = NULL;
-    if (!pw_gltf_as_index(pw_gltf_get(a, "bufferView"), d->lists[PW_GLTF_BUFFER_VIEWS].n, &v) ||
-        !(view = pw_gltf_at(d, PW_GLTF_BUFFER_VIEWS, v)))
-        return pw_fail(PW_ERR_FORMAT, "%s: %s: accessor %ld has no valid bufferView", d->path, what, index);
-    const cJSON *o = pw_gltf_get(a, "byteOffset"), *vo = pw_gltf_get(view, "byteOffset"),
-                *vs = pw_gltf_get(view, "byteStride");
-    if ((o && !pw_gltf_as_index(o, (long)PW_FILE_MAX_BYTES, &offset)) ||
-        (vo && !pw_gltf_as_index(vo, (long)PW_FILE_MAX_BYTES, &view_offset)) ||
-        (vs && !pw_gltf_as_index(vs, 256, &stride)) ||
+    const cJSON *view = pw_gltf_at(d, PW_GLTF_BUFFER_VIEWS, v);
+    long view_offset = 0, view_len, buf_len;
+    const cJSON *vo = pw_gltf_get(view, "byteOffset");
+    if (!view || (vo && !pw_gltf_as_index(vo, (long)PW_FILE_MAX_BYTES, &view_offset)) ||
         !pw_gltf_as_index(pw_gltf_get(view, "byteLength"), (long)PW_FILE_MAX_BYTES + 1, &view_len) || view_len < 1 ||
-        !pw_gltf_as_index(pw_gltf_get(view, "buffer"), d->lists[PW_GLTF_BUFFERS].n, &buffer))
-        return pw_fail(PW_ERR_FORMAT, "%s: %s: bufferView %ld of accessor %ld is malformed", d->path, what, v, index);
-    if (stride == 0)
-        stride = (long)elem;
-    if ((size_t)stride < elem)
-        return pw_fail(PW_ERR_FORMAT, "%s: %s: bufferView %ld's byteStride %ld is less than accessor %ld's element (%zu bytes)",
-                       d->path, what, v, stride, index, elem);
-    const pw_bytes *buf;
-    pw_status st = load_buffer(d, buffer, &buf);
-    if (st != PW_OK)
-        return st;
-    /* 64-bit sums of values below 2^31 and a count below 2^28: no overflow. */
-    uint64_t view_end = (uint64_t)view_offset + (uint64_t)view_len;
-    uint64_t need = (uint64_t)offset + (uint64_t)stride * (count - 1) + elem;
-    if (view_end > buf->len || need > (uint64_t)view_len)
-        return pw_fail(PW_ERR_FORMAT, "%s: %s: accessor %ld (%u elements of %zu bytes, stride %ld) runs past its "
-                       "bufferView %ld or the buffer", d->path, what, index, count, elem, stride, v);
-    span->data = buf->data + view_offset + offset;
-    span->stride = (size_t)stride;
+        !pw_gltf_as_index(pw_gltf_get(view, "buffer"), d->lists[PW_GLTF_BUFFERS].n, buffer) ||
+        !pw_gltf_as_index(pw_gltf_get(pw_gltf_at(d, PW_GLTF_BUFFERS, *buffer), "byteLength"),
+                          (long)PW_FILE_MAX_BYTES + 1, &buf_len))
+        return pw_fail(PW_ERR_FORMAT, "%s: %s: bufferView %ld (or its buffer) is missing or malformed", d->path, what,
+                       v);
+    /* Sums of values below 2^31 and products below 2^28 * 256: no overflow. */
+    if ((uint64_t)view_offset + (uint64_t)view_len > (uint64_t)buf_len || offset + need > (uint64_t)view_len)
+        return pw_fail(PW_ERR_FORMAT, "%s: %s: %llu bytes from byte %llu run past bufferView %ld (%ld bytes) or its "
+                       "buffer", d->path, what, (unsigned long long)need, (unsigned long long)offset, v, view_len);
+    *at = (size_t)view_offset + (size_t)offset;
     return PW_OK;
+}
+
+/* A sparse accessor's indices and values lie within their views. */
+static pw_status check_sparse(const pw_gltf_doc *d, const cJSON *sp, const pw_gltf_layout *l, const char *what)
+{
+    long n, iv, vv, io = 0, vo = 0, it;
+    const cJSON *ix = pw_gltf_get(sp, "indices"), *va = pw_gltf_get(sp, "values");
+    const cJSON *iof = pw_gltf_get(ix, "byteOffset"), *vof = pw_gltf_get(va, "byteOffset");
+    if (!pw_gltf_as_index(pw_gltf_get(sp, "count"), (long)l->count + 1, &n) || n < 1 ||
+        !pw_gltf_as_index(pw_gltf_get(ix, "bufferView"), d->lists[PW_GLTF_BUFFER_VIEWS].n, &iv) ||
+        !pw_gltf_as_index(pw_gltf_get(va, "bufferView"), d->lists[PW_GLTF_BUFFER_VIEWS].n, &vv) ||
+        !pw_gltf_as_index(pw_gltf_get(ix, "componentType"), 6000, &it) ||
+        (it != PW_GLTF_UNSIGNED_BYTE && it != PW_GLTF_UNSIGNED_SHORT && it != PW_GLTF_UNSIGNED_INT) ||
+        (iof && !pw_gltf_as_index(iof, (long)PW_FILE_MAX_BYTES, &io)) ||
+        (vof && !pw_gltf_as_index(vof, (long)PW_FILE_MAX_BYTES, &vo)))
+        return pw_fail(PW_ERR_FORMAT, "%s: %s: its sparse part is malformed", d->path, what);
+    long buffer;
+    size_t at;
+    pw_status st = view_range(d, iv, (uint64_t)io, (uint64_t)n * (uint64_t)component_size((int)it), what, &buffer, &at);
+    return st != PW_OK ? st : view_range(d, vv, (uint64_t)vo, (uint64_t)n * l->elem, what, &buffer, &at);
+}
+
+pw_status pw_gltf_accessor_layout(const pw_gltf_doc *d, long index, const char *what, pw_gltf_layout *l)
+{
+    memset(l, 0, sizeof *l);
+    l->buffer = -1;
+    char name[160];
+    snprintf(name, sizeof name, "%s%saccessor %ld", what ? what : "", what ? ": " : "", index);
+    const cJSON *a = pw_gltf_at(d, PW_GLTF_ACCESSORS, index);
+    if (!a)
+        return pw_fail(PW_ERR_FORMAT, "%s: %s does not exist", d->path, name);
+    l->component_type = pw_gltf_component_type(d, index);
+    int csize = component_size(l->component_type);
+    long n, v, offset = 0, stride = 0;
+    if (!csize || !element_of(pw_gltf_string(a, "type", NULL), csize, &l->ncomp, &l->elem))
+        return pw_fail(PW_ERR_FORMAT, "%s: %s has no valid componentType or type", d->path, name);
+    if (!pw_gltf_as_index(pw_gltf_get(a, "count"), (long)PW_GLTF_MAX_ACCESSOR_COUNT + 1, &n) || n < 1)
+        return pw_fail(PW_ERR_FORMAT, "%s: %s has no valid count (1 to %u)", d->path, name, PW_GLTF_MAX_ACCESSOR_COUNT);
+    l->count = (uint32_t)n;
+    l->normalized = cJSON_IsTrue(pw_gltf_get(a, "normalized"));
+    const cJSON *o = pw_gltf_get(a, "byteOffset"), *bv = pw_gltf_get(a, "bufferView"), *sp = pw_gltf_get(a, "sparse");
+    l->sparse = sp != NULL;
+    if (sp) {
+        pw_status st = check_sparse(d, sp, l, name);
+        if (st != PW_OK)
+            return st;
+    }
+    if (!bv)
+        return PW_OK; /* all zeros (and a sparse part) */
+    if (!pw_gltf_as_index(bv, d->lists[PW_GLTF_BUFFER_VIEWS].n, &v) ||
+        (o && !pw_gltf_as_index(o, (long)PW_FILE_MAX_BYTES, &offset)))
+        return pw_fail(PW_ERR_FORMAT, "%s: %s has no valid bufferView or byteOffset", d->path, name);
+    const cJSON *vs = pw_gltf_get(pw_gltf_at(d, PW_GLTF_BUFFER_VIEWS, v), "byteStride");
+    if (vs && (!pw_gltf_as_index(vs, 256, &stride) || (stride && (size_t)stride < l->elem)))
+        return pw_fail(PW_ERR_FORMAT, "%s: %s: bufferView %ld's byteStride is not at least the element's %zu bytes "
+                       "(and below 256)", d->path, name, v, l->elem);
+    l->stride = stride ? (size_t)stride : l->elem;
+    return view_range(d, v, (uint64_t)offset, (uint64_t)l->stride * (l->count - 1) + l->elem, name, &l->buffer,
+                      &l->offset);
 }
 
 pw_status pw_gltf_read_accessor(pw_gltf_doc *d, long index, int ncomp, const char *what, float **out,
@@ -209,35 +257,29 @@ pw_status pw_gltf_read_accessor(pw_gltf_doc *d, long index, int ncomp, const cha
 {
     *out = NULL;
     *count = 0;
-    const cJSON *a = pw_gltf_at(d, PW_GLTF_ACCESSORS, index);
-    if (!a)
-        return pw_fail(PW_ERR_FORMAT, "%s: %s: accessor %ld does not exist", d->path, what, index);
-    int type = pw_gltf_component_type(d, index), nc = components_of(pw_gltf_string(a, "type", NULL));
-    long n;
-    if (!type)
-        return pw_fail(PW_ERR_FORMAT, "%s: %s: accessor %ld has no valid componentType", d->path, what, index);
-    if (nc != ncomp)
-        return pw_fail(PW_ERR_FORMAT, "%s: %s: accessor %ld has type %s, not %s", d->path, what, index,
-                       pw_gltf_string(a, "type", "(none)"), ncomp == 1 ? "SCALAR" : ncomp == 2 ? "VEC2" : ncomp == 3 ? "VEC3" : "VEC4");
-    if (!pw_gltf_as_index(pw_gltf_get(a, "count"), (long)PW_GLTF_MAX_ACCESSOR_COUNT + 1, &n) || n < 1)
-        return pw_fail(PW_ERR_FORMAT, "%s: %s: accessor %ld has no valid count (1 to %u)", d->path, what, index,
-                       PW_GLTF_MAX_ACCESSOR_COUNT);
-    if (pw_gltf_get(a, "sparse"))
-        return pw_fail(PW_ERR_FORMAT, "%s: %s: accessor %ld is sparse, which pathwave does not read", d->path, what,
-                       index);
-    int normalized = cJSON_IsTrue(pw_gltf_get(a, "normalized"));
-    int cs = component_size(type);
-    element_span span = {NULL, 0};
-    pw_status st = locate(d, index, a, (size_t)cs * (size_t)nc, (uint32_t)n, what, &span);
+    pw_gltf_layout l;
+    pw_status st = pw_gltf_accessor_layout(d, index, what, &l);
     if (st != PW_OK)
         return st;
-    float *f = malloc((size_t)n * (size_t)nc * sizeof *f);
+    const cJSON *a = pw_gltf_at(d, PW_GLTF_ACCESSORS, index);
+    if (l.ncomp != ncomp || strncmp(pw_gltf_string(a, "type", ""), "MAT", 3) == 0)
+        return pw_fail(PW_ERR_FORMAT, "%s: %s: accessor %ld has type %s, not %s", d->path, what, index,
+                       pw_gltf_string(a, "type", ""), type_names[ncomp - 1]);
+    if (l.sparse)
+        return pw_fail(PW_ERR_FORMAT, "%s: %s: accessor %ld is sparse, which pathwave does not read", d->path, what,
+                       index);
+    const pw_bytes *buf = NULL;
+    if (l.buffer >= 0 && (st = load_buffer(d, l.buffer, &buf)) != PW_OK)
+        return st;
+    float *f = calloc((size_t)l.count * (size_t)ncomp, sizeof *f);
     if (!f)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for accessor %ld", d->path, index);
-    for (size_t i = 0; i < (size_t)n; i++)
-        for (int c = 0; c < nc; c++)
-            f[i * (size_t)nc + (size_t)c] = decode(span.data + i * span.stride + (size_t)c * (size_t)cs, type, normalized);
+    int cs = component_size(l.component_type);
+    for (size_t i = 0; buf && i < l.count; i++)
+        for (int c = 0; c < ncomp; c++)
+            f[i * (size_t)ncomp + (size_t)c] =
+                decode(buf->data + l.offset + i * l.stride + (size_t)c * (size_t)cs, l.component_type, l.normalized);
     *out = f;
-    *count = (uint32_t)n;
+    *count = l.count;
     return PW_OK;
 }

@@ -21,11 +21,25 @@ enum {
 /* The most elements an accessor read here may have. */
 #define PW_GLTF_MAX_ACCESSOR_COUNT (1u << 28)
 
+/* Where an accessor's elements lie, from the JSON alone. */
+typedef struct pw_gltf_layout {
+    long buffer;      /* its buffer, -1 without a bufferView (all zeros) */
+    size_t offset;    /* element 0's first byte in the buffer */
+    size_t stride, elem; /* bytes from one element to the next, and of one */
+    uint32_t count;
+    int component_type, ncomp, normalized, sparse;
+} pw_gltf_layout;
+
+/* The layout of accessor index, checked against its bufferView and the
+ * buffer's byteLength (and a sparse part's against theirs), without
+ * reading the buffer: PW_ERR_FORMAT naming the file, what (NULL for none)
+ * and the accessor when anything is missing, malformed or out of bounds. */
+pw_status pw_gltf_accessor_layout(const pw_gltf_doc *doc, long index, const char *what, pw_gltf_layout *out);
 /* Accessor index as count x ncomp floats into *out (free it): its type
  * must have ncomp components. what names the use in messages ("node 3's
  * instance TRANSLATION"). Errors (PW_ERR_FORMAT, naming the file, what and
  * the accessor) for anything malformed, out of bounds or not readable
- * (sparse accessors). */
+ * (sparse accessors, matrices). */
 pw_status pw_gltf_read_accessor(pw_gltf_doc *doc, long index, int ncomp, const char *what, float **out,
                                 uint32_t *count);
 /* The accessor's componentType (0 when it has none or index is not an
