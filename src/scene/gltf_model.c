@@ -177,6 +177,12 @@ static pw_status note_used(const pw_gltf_doc *d, const char *name, const cJSON *
     return PW_OK;
 }
 
+/* The vertex attributes pathwave reads. */
+static int read_attribute(const char *name)
+{
+    return strcmp(name, "POSITION") == 0 || strcmp(name, "NORMAL") == 0 || strncmp(name, "TEXCOORD_", 9) == 0;
+}
+
 /* Whether any mesh of the file has a vertex attribute that is not float. */
 static int quantized(const pw_gltf_doc *d)
 {
@@ -187,8 +193,7 @@ static int quantized(const pw_gltf_doc *d)
             for (const cJSON *a = cJSON_IsObject(attrs) ? attrs->child : NULL; a; a = a->next) {
                 long acc;
                 int t = pw_gltf_as_index(a, d->lists[PW_GLTF_ACCESSORS].n, &acc) ? pw_gltf_component_type(d, acc) : 0;
-                if (t && t != PW_GLTF_FLOAT && (strcmp(a->string, "POSITION") == 0 || strcmp(a->string, "NORMAL") == 0 ||
-                                                strncmp(a->string, "TEXCOORD_", 9) == 0))
+                if (t && t != PW_GLTF_FLOAT && read_attribute(a->string))
                     return 1;
             }
         }

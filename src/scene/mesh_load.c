@@ -259,7 +259,8 @@ static void xform_of(const double m[16], mesh_xform *x)
 static pw_vec3 xform_point(const mesh_xform *x, struct aiVector3D p)
 {
     const double *m = x->m;
-    return v3((float)(m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12]), (float)(m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13]),
+    return v3((float)(m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12]),
+              (float)(m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13]),
               (float)(m[2] * p.x + m[6] * p.y + m[10] * p.z + m[14]));
 }
 
@@ -335,6 +336,12 @@ static pw_status add_ai_mesh(mesh_walk *w, const struct aiMesh *m, const mesh_xf
         if (n)
             n[i] = x->identity ? v3(m->mNormals[i].x, m->mNormals[i].y, m->mNormals[i].z)
                                : xform_normal(x, m->mNormals[i]);
+        if (!isfinite(p[i].x) || !isfinite(p[i].y) || !isfinite(p[i].z)) { /* a transform's huge values */
+            free(p);
+            free(n);
+            return pw_fail(PW_ERR_FORMAT, "%s: vertex %u of mesh '%s' is not finite once its node's transform is "
+                           "applied", w->path, i, m->mName.data);
+        }
     }
     uint32_t base = pw_scene_add_vertices(w->s, p, n, m->mNumVertices);
     free(p);
