@@ -716,6 +716,37 @@ static void refused_before_assimp(void **state)
     remove_dir(t.dir);
 }
 
+/* A skin without inverseBindMatrices (which the specification allows:
+ * identity matrices) crashes assimp 5.2.5; pathwave reads no skins, so
+ * assimp gets the file without them, text or binary, and the quad loads
+ * as it is. */
+static void skin_without_bind_matrices(void **state)
+{
+    (void)state;
+    test_dir t;
+    make_dir(&t, "skin.gltf");
+    test_gltf g = {0};
+    int q[4];
+    tg_quad(&g, q);
+    char body[4096];
+    snprintf(body, sizeof body,
+             "\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[{\"mesh\":0,\"skin\":0},{\"name\":\"joint\"}],"
+             "\"skins\":[{\"joints\":[1]}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":%d},"
+             "\"indices\":%d}]}]",
+             q[0], q[3]);
+    for (int glb = 0; glb < 2; glb++) {
+        const char *name = glb ? "skin.glb" : "skin.gltf";
+        (glb ? tg_write_glb : tg_write)(&g, t.dir, name, body);
+        snprintf(t.path, sizeof t.path, "%s/%s", t.dir, name);
+        pw_scene *s = load_ok(t.path, NULL);
+        assert_int_equal(s->n_tris, 2);
+        for (uint32_t i = 0; i < s->n_verts; i++)
+            assert_true(fabsf(fabsf(s->pos[i].x) - 1.0f) < 1e-7f && fabsf(fabsf(s->pos[i].y) - 1.0f) < 1e-7f);
+        pw_scene_free(s);
+    }
+    remove_dir(t.dir);
+}
+
 int main(void)
 {
     pw_set_warning_handler(NULL, NULL);
@@ -734,6 +765,7 @@ int main(void)
         cmocka_unit_test(percent_encoded_uris),
         cmocka_unit_test(buffer_not_a_file),
         cmocka_unit_test(refused_before_assimp),
+        cmocka_unit_test(skin_without_bind_matrices),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

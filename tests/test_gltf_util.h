@@ -113,4 +113,35 @@ static inline void tg_write(const test_gltf *g, const char *dir, const char *nam
     write_file(dir, name, json, (size_t)n);
 }
 
+static inline void put_le32(unsigned char *p, uint32_t v)
+{
+    for (int b = 0; b < 4; b++)
+        p[b] = (unsigned char)(v >> (8 * b));
+}
+
+/* The same as a .glb: the buffer in the BIN chunk. */
+static inline void tg_write_glb(const test_gltf *g, const char *dir, const char *name, const char *body)
+{
+    static char json[40000];
+    static unsigned char glb[60000];
+    int n = snprintf(json, sizeof json,
+                     "{\"asset\":{\"version\":\"2.0\"},%s,\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[%s],"
+                     "\"accessors\":[%s]}",
+                     body, g->bin_len, g->views, g->accessors);
+    assert_true(n > 0 && (size_t)n < sizeof json);
+    size_t jn = ((size_t)n + 3) & ~(size_t)3, total = 28 + jn + g->bin_len;
+    assert_true(total <= sizeof glb);
+    put_le32(glb, 0x46546C67u);
+    put_le32(glb + 4, 2);
+    put_le32(glb + 8, (uint32_t)total);
+    put_le32(glb + 12, (uint32_t)jn);
+    put_le32(glb + 16, 0x4E4F534Au);
+    memcpy(glb + 20, json, (size_t)n);
+    memset(glb + 20 + n, ' ', jn - (size_t)n);
+    put_le32(glb + 20 + jn, (uint32_t)g->bin_len);
+    put_le32(glb + 24 + jn, 0x004E4942u);
+    memcpy(glb + 28 + jn, g->bin, g->bin_len);
+    write_file(dir, name, glb, total);
+}
+
 #endif

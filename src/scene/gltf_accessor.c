@@ -76,6 +76,10 @@ static pw_status load_buffer(pw_gltf_doc *d, long b, const pw_bytes **out)
         if (!comma || !base64_decode(comma + 8, bytes))
             return pw_fail(PW_ERR_FORMAT, "%s: buffer %ld: a data: URI that is not valid base64", d->path, b);
     } else {
+        /* Beside the model even when it starts with '/': assimp, whose
+         * meshes these bytes mend, joins every URI to the model's folder. */
+        while (*uri == '/')
+            uri++;
         char path[4096];
         if (!pw_uri_path(d->path, uri, path, sizeof path))
             return pw_fail(PW_ERR_FORMAT, "%s: buffer %ld: uri too long", d->path, b);

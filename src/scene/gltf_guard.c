@@ -1,5 +1,6 @@
 #include "scene/gltf_guard.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -91,5 +92,58 @@ pw_status pw_gltf_guard(const pw_gltf_doc *d)
         st = check_data_uris(d, PW_GLTF_BUFFERS, "buffer");
     if (st == PW_OK)
         st = check_data_uris(d, PW_GLTF_IMAGES, "image");
+    return st;
+}
+
+/* The JSON text of root in a .glb container like doc's: the new JSON chunk
+ * (padded with spaces to 4 bytes), then doc's other chunks as they were. */
+static pw_status wrap_glb(const pw_gltf_doc *d, const char *json, pw_bytes *out)
+{
+    size_t jn = strlen(json), padded = (jn + 3) & ~(size_t)3, rest = d->glb_len - d->glb_rest;
+    size_t total = 20 + padded + rest;
+    if (total > 0xffffffffu)
+        return pw_fail(PW_ERR_FORMAT, "%s: too large for a binary glTF container", d->path);
+    out->data = malloc(total + 1);
+    if (!out->data)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", d->path);
+    const uint32_t head[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)padded, 0x4E4F534Au};
+    for (int i = 0; i < 5; i++)
+        for (int b = 0; b < 4; b++)
+            out->data[4 * i + b] = (unsigned char)(head[i] >> (8 * b));
+    memcpy(out->data + 20, json, jn);
+    memset(out->data + 20 + jn, ' ', padded - jn);
+    memcpy(out->data + 20 + padded, d->file.data + d->glb_rest, rest);
+    out->data[total] = '\0';
+    out->len = total;
+    return PW_OK;
+}
+
+pw_status pw_gltf_assimp_bytes(const pw_gltf_doc *d, pw_bytes *out)
+{
+    out->data = NULL;
+    out->len = 0;
+    int skins = 0;
+    for (long i = 0; i < d->lists[PW_GLTF_NODES].n; i++)
+        skins |= pw_gltf_get(pw_gltf_at(d, PW_GLTF_NODES, i), "skin") != NULL;
+    if (!skins)
+        return PW_OK;
+    cJSON *copy = cJSON_Duplicate(d->root, 1);
+    const cJSON *nodes = copy ? cJSON_GetObjectItemCaseSensitive(copy, "nodes") : NULL;
+    for (cJSON *n = nodes ? nodes->child : NULL; n; n = n->next)
+        cJSON_DeleteItemFromObjectCaseSensitive(n, "skin");
+    if (copy)
+        cJSON_DeleteItemFromObjectCaseSensitive(copy, "skins");
+    char *json = copy ? cJSON_PrintUnformatted(copy) : NULL;
+    cJSON_Delete(copy);
+    if (!json)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", d->path);
+    pw_status st = PW_OK;
+    if (d->glb_len) {
+        st = wrap_glb(d, json, out);
+        free(json);
+    } else {
+        out->data = (unsigned char *)json;
+        out->len = strlen(json);
+    }
     return st;
 }

@@ -48,6 +48,8 @@ static pw_status read_glb(pw_gltf_doc *d, const char **json, size_t *n)
     *json = (const char *)p + 20;
     *n = jn;
     size_t at = 20 + ((jn + 3) & ~(size_t)3); /* chunks start 4-byte aligned */
+    d->glb_rest = at < len ? at : len;
+    d->glb_len = len;
     if (at + 8 <= len && le32(p + at + 4) == GLB_BIN) {
         size_t bn = le32(p + at);
         if (bn > len - at - 8)

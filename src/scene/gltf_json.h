@@ -38,6 +38,7 @@ typedef struct pw_gltf_doc {
     cJSON *root;
     const unsigned char *bin; /* a .glb's BIN chunk, else NULL */
     size_t bin_len;
+    size_t glb_rest, glb_len; /* a .glb's chunks after the JSON start at glb_rest, and end at glb_len */
     pw_gltf_list lists[PW_GLTF_ARRAY_COUNT];
     /* buffers: read on demand, by gltf_accessor.c */
     pw_bytes *buffers;

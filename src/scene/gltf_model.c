@@ -18,8 +18,9 @@ pw_status pw_gltf_model_open(pw_gltf_model *g, const char *path, pw_scene *s, in
         return st;
     if ((st = pw_gltf_check_extensions(&g->doc, s, ignore_required, g->ignored_required,
                                          sizeof g->ignored_required)) == PW_OK &&
-        (st = pw_gltf_guard(&g->doc)) == PW_OK && (st = pw_gltf_walk_nodes(&g->doc, &g->tree)) == PW_OK)
-        st = pw_gltf_read_instances(&g->doc, &g->tree, &g->instances);
+        (st = pw_gltf_guard(&g->doc)) == PW_OK && (st = pw_gltf_walk_nodes(&g->doc, &g->tree)) == PW_OK &&
+        (st = pw_gltf_read_instances(&g->doc, &g->tree, &g->instances)) == PW_OK)
+        st = pw_gltf_assimp_bytes(&g->doc, &g->assimp_bytes);
     if (st != PW_OK)
         pw_gltf_model_close(g);
     return st;
@@ -30,6 +31,7 @@ void pw_gltf_model_close(pw_gltf_model *g)
     pw_gltf_instances_free(g->instances, (uint32_t)g->doc.lists[PW_GLTF_NODES].n);
     pw_gltf_tree_free(&g->tree);
     free(g->materials);
+    pw_bytes_free(&g->assimp_bytes);
     pw_gltf_doc_close(&g->doc);
     memset(g, 0, sizeof *g);
 }
@@ -246,6 +248,11 @@ pw_status pw_gltf_model_match(pw_gltf_model *g, pw_scene *s, struct aiScene *as)
     free(mat_of);
     free(nodes);
     return st;
+}
+
+const pw_bytes *pw_gltf_model_bytes(const pw_gltf_model *g)
+{
+    return g->assimp_bytes.data ? &g->assimp_bytes : &g->doc.file;
 }
 
 const pw_gltf_instances *pw_gltf_model_instances(const pw_gltf_model *g, uint32_t k)

@@ -24,6 +24,7 @@ typedef struct pw_gltf_model {
     uint32_t root_offset;         /* 1 when assimp put a node of its own above the scene's nodes */
     pw_gltf_material_info *materials; /* per assimp material */
     uint32_t n_materials;
+    pw_bytes assimp_bytes;      /* what assimp reads instead of the file's bytes, when they needed mending */
     char ignored_required[256]; /* required extensions loaded without, as asked ("" if none), for messages */
 } pw_gltf_model;
 
@@ -39,6 +40,8 @@ pw_status pw_gltf_model_open(pw_gltf_model *g, const char *path, pw_scene *s, in
  * error when its attributes are quantized. */
 pw_status pw_gltf_model_match(pw_gltf_model *g, pw_scene *s, struct aiScene *as);
 void pw_gltf_model_close(pw_gltf_model *g);
+/* The bytes assimp is to read for the file (pw_gltf_assimp_bytes). */
+const pw_bytes *pw_gltf_model_bytes(const pw_gltf_model *g);
 
 /* The instances of assimp's node number k in pre-order (its root is 0),
  * NULL when it has none or the trees did not match. */

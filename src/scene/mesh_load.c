@@ -492,7 +492,7 @@ static pw_status load_mesh_file(const char *path, const pw_load_options *opts, p
         gltf = &model;
     }
     pw_assimp_io io;
-    pw_assimp_io_init(&io, path, gltf ? &gltf->doc.file : NULL);
+    pw_assimp_io_init(&io, path, gltf ? pw_gltf_model_bytes(gltf) : NULL);
     /* Validation first: out-of-range indices in a broken file would crash
      * the later post-processing steps. */
     const struct aiScene *as = aiImportFileEx(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate, &io.io);

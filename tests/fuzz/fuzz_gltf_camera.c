@@ -3,7 +3,8 @@
  * loader reads it: container and JSON, the extension report, the guard
  * for assimp, the node walk, the camera, the lights, the instances'
  * accessors (GLB BIN chunk or data: URIs; the file's folder does not
- * exist, so no file beside it is read) and every material's info. */
+ * exist, so no file beside it is read), every material's info and the
+ * mended bytes assimp would get. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,9 @@ static void read_doc(pw_gltf_doc *d, pw_scene *s)
         pw_gltf_material_info_read(d, s, m, &info);
     }
     pw_gltf_tree_free(&tree);
+    pw_bytes mended;
+    if (pw_gltf_assimp_bytes(d, &mended) == PW_OK)
+        pw_bytes_free(&mended);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
