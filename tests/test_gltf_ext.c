@@ -716,6 +716,47 @@ static void refused_before_assimp(void **state)
     remove_dir(t.dir);
 }
 
+/* A sparse accessor replacing quad vertex 1 by (5, 5, 5) (assimp applies
+ * it), and one whose second index (9) is beyond the quad's 4 vertices,
+ * where assimp would write out of bounds: refused first. */
+static void sparse_accessors(void **state)
+{
+    (void)state;
+    test_dir t;
+    make_dir(&t, "sparse.gltf");
+    for (int bad = 0; bad < 2; bad++) {
+        test_gltf g = {0};
+        const uint16_t sparse_idx[2] = {1, 9}, idx[6] = {0, 1, 2, 0, 2, 3};
+        const float vals[6] = {5, 5, 5, 7, 7, 7}, pos[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0};
+        int vi = tg_accessor(&g, sparse_idx, sizeof sparse_idx, 5123, 2, "SCALAR", NULL);
+        int vv = tg_floats(&g, vals, 2, 3);
+        char sparse[256];
+        snprintf(sparse, sizeof sparse,
+                 "\"sparse\":{\"count\":%d,\"indices\":{\"bufferView\":%d,\"componentType\":5123},"
+                 "\"values\":{\"bufferView\":%d}}",
+                 bad ? 2 : 1, vi, vv);
+        int ap = tg_accessor(&g, pos, sizeof pos, 5126, 4, "VEC3", sparse);
+        int ai = tg_accessor(&g, idx, sizeof idx, 5123, 6, "SCALAR", NULL);
+        char body[1024];
+        snprintf(body, sizeof body,
+                 "\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],\"meshes\":[{\"primitives\":"
+                 "[{\"attributes\":{\"POSITION\":%d},\"indices\":%d}]}]",
+                 ap, ai);
+        tg_write(&g, t.dir, "sparse.gltf", body);
+        if (bad) {
+            load_fails(t.path, PW_ERR_FORMAT, "accessor 2: sparse index 1 is 9, beyond its 4 elements");
+            continue;
+        }
+        pw_scene *s = load_ok(t.path, NULL);
+        int moved = 0;
+        for (uint32_t i = 0; i < s->n_verts; i++)
+            moved += s->pos[i].x == 5.0f && s->pos[i].y == 5.0f && s->pos[i].z == 5.0f;
+        assert_int_equal(moved, 1);
+        pw_scene_free(s);
+    }
+    remove_dir(t.dir);
+}
+
 /* A skin without inverseBindMatrices (which the specification allows:
  * identity matrices) crashes assimp 5.2.5; pathwave reads no skins, so
  * assimp gets the file without them, text or binary, and the quad loads
@@ -766,6 +807,7 @@ int main(void)
         cmocka_unit_test(buffer_not_a_file),
         cmocka_unit_test(refused_before_assimp),
         cmocka_unit_test(skin_without_bind_matrices),
+        cmocka_unit_test(sparse_accessors),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

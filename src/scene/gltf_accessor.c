@@ -198,7 +198,7 @@ static pw_status view_range(const pw_gltf_doc *d, long v, uint64_t offset, uint6
 }
 
 /* A sparse accessor's indices and values lie within their views. */
-static pw_status check_sparse(const pw_gltf_doc *d, const cJSON *sp, const pw_gltf_layout *l, const char *what)
+static pw_status check_sparse(const pw_gltf_doc *d, const cJSON *sp, pw_gltf_layout *l, const char *what)
 {
     long n, iv, vv, io = 0, vo = 0, it;
     const cJSON *ix = pw_gltf_get(sp, "indices"), *va = pw_gltf_get(sp, "values");
@@ -213,8 +213,29 @@ static pw_status check_sparse(const pw_gltf_doc *d, const cJSON *sp, const pw_gl
         return pw_fail(PW_ERR_FORMAT, "%s: %s: its sparse part is malformed", d->path, what);
     long buffer;
     size_t at;
-    pw_status st = view_range(d, iv, (uint64_t)io, (uint64_t)n * (uint64_t)component_size((int)it), what, &buffer, &at);
+    l->sparse_count = (uint32_t)n;
+    l->sparse_index_type = (int)it;
+    pw_status st = view_range(d, iv, (uint64_t)io, (uint64_t)n * (uint64_t)component_size((int)it), what,
+                              &l->sparse_buffer, &l->sparse_at);
     return st != PW_OK ? st : view_range(d, vv, (uint64_t)vo, (uint64_t)n * l->elem, what, &buffer, &at);
+}
+
+pw_status pw_gltf_check_sparse_indices(pw_gltf_doc *d, long index, const pw_gltf_layout *l)
+{
+    if (!l->sparse)
+        return PW_OK;
+    const pw_bytes *buf;
+    pw_status st = load_buffer(d, l->sparse_buffer, &buf);
+    if (st != PW_OK)
+        return st;
+    int cs = component_size(l->sparse_index_type);
+    for (uint32_t i = 0; i < l->sparse_count; i++) {
+        float v = decode(buf->data + l->sparse_at + (size_t)i * (size_t)cs, l->sparse_index_type, 0);
+        if (!(v < (float)l->count))
+            return pw_fail(PW_ERR_FORMAT, "%s: accessor %ld: sparse index %u is %.0f, beyond its %u elements", d->path,
+                           index, i, (double)v, l->count);
+    }
+    return PW_OK;
 }
 
 pw_status pw_gltf_accessor_layout(const pw_gltf_doc *d, long index, const char *what, pw_gltf_layout *l)

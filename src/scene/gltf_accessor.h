@@ -28,6 +28,10 @@ typedef struct pw_gltf_layout {
     size_t stride, elem; /* bytes from one element to the next, and of one */
     uint32_t count;
     int component_type, ncomp, normalized, sparse;
+    long sparse_buffer; /* sparse: where its indices lie, how many and their componentType */
+    size_t sparse_at;
+    uint32_t sparse_count;
+    int sparse_index_type;
 } pw_gltf_layout;
 
 /* The layout of accessor index, checked against its bufferView and the
@@ -35,6 +39,9 @@ typedef struct pw_gltf_layout {
  * reading the buffer: PW_ERR_FORMAT naming the file, what (NULL for none)
  * and the accessor when anything is missing, malformed or out of bounds. */
 pw_status pw_gltf_accessor_layout(const pw_gltf_doc *doc, long index, const char *what, pw_gltf_layout *out);
+/* A sparse accessor's indices (read from its buffer) all name one of its
+ * elements; PW_OK for one that is not sparse. */
+pw_status pw_gltf_check_sparse_indices(pw_gltf_doc *doc, long index, const pw_gltf_layout *layout);
 /* Accessor index as count x ncomp floats into *out (free it): its type
  * must have ncomp components. what names the use in messages ("node 3's
  * instance TRANSLATION"). Errors (PW_ERR_FORMAT, naming the file, what and

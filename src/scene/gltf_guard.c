@@ -69,21 +69,24 @@ static pw_status check_data_uris(const pw_gltf_doc *d, enum pw_gltf_array a, con
 
 /* Accessors: assimp leaks what it allocated for a mesh whose indices
  * accessor runs past its bufferView (fuzz input: a count of 8 for 4
- * elements' bytes). Every accessor's layout is checked against its views
- * and buffer (their declared lengths; the bytes behind them are checked
- * when read). */
-static pw_status check_accessors(const pw_gltf_doc *d)
+ * elements' bytes), and writes a sparse accessor's values where its
+ * indices say, unchecked. Every accessor's layout is checked against its
+ * views and buffer (their declared lengths; the bytes behind them are
+ * checked when read), and sparse indices against the accessor's count. */
+static pw_status check_accessors(pw_gltf_doc *d)
 {
     pw_gltf_layout l;
     for (long i = 0; i < d->lists[PW_GLTF_ACCESSORS].n; i++) {
         pw_status st = pw_gltf_accessor_layout(d, i, NULL, &l);
+        if (st == PW_OK)
+            st = pw_gltf_check_sparse_indices(d, i, &l);
         if (st != PW_OK)
             return st;
     }
     return PW_OK;
 }
 
-pw_status pw_gltf_guard(const pw_gltf_doc *d)
+pw_status pw_gltf_guard(pw_gltf_doc *d)
 {
     pw_status st = pw_gltf_each_extension(d, check_extension, NULL);
     if (st == PW_OK)
@@ -118,21 +121,45 @@ static pw_status wrap_glb(const pw_gltf_doc *d, const char *json, pw_bytes *out)
     return PW_OK;
 }
 
+/* Whether the file has what assimp is not to read (below). */
+static int has_unread_parts(const pw_gltf_doc *d)
+{
+    if (pw_gltf_get(d->root, "skins") || pw_gltf_get(d->root, "animations"))
+        return 1;
+    for (long i = 0; i < d->lists[PW_GLTF_NODES].n; i++)
+        if (pw_gltf_get(pw_gltf_at(d, PW_GLTF_NODES, i), "skin"))
+            return 1;
+    for (long m = 0; m < d->lists[PW_GLTF_MESHES].n; m++) {
+        const cJSON *prims = pw_gltf_get(pw_gltf_at(d, PW_GLTF_MESHES, m), "primitives");
+        for (const cJSON *p = cJSON_IsArray(prims) ? prims->child : NULL; p; p = p->next)
+            if (pw_gltf_get(p, "targets"))
+                return 1;
+    }
+    return 0;
+}
+
+static void delete_in_each(cJSON *array, const char *key)
+{
+    for (cJSON *c = cJSON_IsArray(array) ? array->child : NULL; c; c = c->next)
+        if (cJSON_IsObject(c))
+            cJSON_DeleteItemFromObjectCaseSensitive(c, key);
+}
+
 pw_status pw_gltf_assimp_bytes(const pw_gltf_doc *d, pw_bytes *out)
 {
     out->data = NULL;
     out->len = 0;
-    int skins = 0;
-    for (long i = 0; i < d->lists[PW_GLTF_NODES].n; i++)
-        skins |= pw_gltf_get(pw_gltf_at(d, PW_GLTF_NODES, i), "skin") != NULL;
-    if (!skins)
+    if (!has_unread_parts(d))
         return PW_OK;
     cJSON *copy = cJSON_Duplicate(d->root, 1);
-    const cJSON *nodes = copy ? cJSON_GetObjectItemCaseSensitive(copy, "nodes") : NULL;
-    for (cJSON *n = nodes ? nodes->child : NULL; n; n = n->next)
-        cJSON_DeleteItemFromObjectCaseSensitive(n, "skin");
-    if (copy)
+    if (copy) {
         cJSON_DeleteItemFromObjectCaseSensitive(copy, "skins");
+        cJSON_DeleteItemFromObjectCaseSensitive(copy, "animations");
+        delete_in_each(cJSON_GetObjectItemCaseSensitive(copy, "nodes"), "skin");
+        cJSON *meshes = cJSON_GetObjectItemCaseSensitive(copy, "meshes");
+        for (cJSON *m = cJSON_IsArray(meshes) ? meshes->child : NULL; m; m = m->next)
+            delete_in_each(cJSON_GetObjectItemCaseSensitive(m, "primitives"), "targets");
+    }
     char *json = copy ? cJSON_PrintUnformatted(copy) : NULL;
     cJSON_Delete(copy);
     if (!json)

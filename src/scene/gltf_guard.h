@@ -8,15 +8,17 @@
 
 #include "scene/gltf_json.h"
 
-/* PW_ERR_FORMAT naming the file and what is malformed, else PW_OK. */
-pw_status pw_gltf_guard(const pw_gltf_doc *doc);
+/* PW_ERR_FORMAT naming the file and what is malformed, else PW_OK. Reads
+ * the buffers behind sparse accessors. */
+pw_status pw_gltf_guard(pw_gltf_doc *doc);
 
 /* The bytes assimp is to read for doc's file: its own (out->data NULL)
  * when nothing in them needs taking out, else a copy without what pathwave
- * does not use and assimp 5.2.5 crashes on in valid files: skins (it
- * dereferences a skin's optional inverseBindMatrices unchecked; pathwave
- * renders meshes at rest and reads no skins). Free
- * with pw_bytes_free. */
+ * does not read (it renders meshes at rest) and assimp 5.2.5 trusts:
+ * skins (it dereferences a skin's optional inverseBindMatrices unchecked,
+ * crashing on valid files), animations and morph targets (it reads their
+ * accessors by counts it does not check against each other). Free with
+ * pw_bytes_free. */
 pw_status pw_gltf_assimp_bytes(const pw_gltf_doc *doc, pw_bytes *out);
 
 #endif
