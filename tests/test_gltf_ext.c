@@ -682,9 +682,10 @@ static void write_nodes(const char *dir, const char *scene_nodes, const char *no
 }
 
 /* What would abort assimp (a KHR_texture_transform offset of one number:
- * it indexes the array unchecked), overflow its stack (a deep or cyclic
- * tree) or take it exponentially long (nodes naming the next twice, 2^21
- * visits) is refused with a message first. */
+ * it indexes the array unchecked), crash it (an image's media type without
+ * '/', which it reads past), overflow its stack (a deep or cyclic tree) or
+ * take it exponentially long (nodes naming the next twice, 2^21 visits) is
+ * refused with a message first. */
 static void refused_before_assimp(void **state)
 {
     (void)state;
@@ -695,6 +696,11 @@ static void refused_before_assimp(void **state)
                 "{\"baseColorTexture\":{\"index\":0,\"extensions\":{\"KHR_texture_transform\":{\"offset\":[1]}}}}}],"
                 "\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\"none.png\"}]");
     load_fails(t.path, PW_ERR_FORMAT, "KHR_texture_transform whose offset or scale is not 2 numbers");
+
+    write_nodes(t.dir, "0", "{\"mesh\":0}", ",\"material\":0",
+                ",\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],"
+                "\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\"data:image.png;base64,AAAA\"}]");
+    load_fails(t.path, PW_ERR_FORMAT, "image 0: a media type without '/'");
 
     write_nodes(t.dir, "0", "{\"mesh\":0,\"children\":[1]},{\"children\":[0]}", "", "");
     load_fails(t.path, PW_ERR_FORMAT, "node 0 is its own ancestor");

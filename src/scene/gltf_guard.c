@@ -57,12 +57,25 @@ static int valid_data_uri(const char *uri)
     return 1;
 }
 
+/* An image's media type (its mimeType, or its data: URI's): assimp looks
+ * for the part after '/' with strchr and reads from one past the NULL it
+ * gets when there is none (fuzz input: "data:image.png;base64,..."). */
+static int valid_media_type(const char *type, size_t n)
+{
+    return n == 0 || memchr(type, '/', n) != NULL;
+}
+
 static pw_status check_data_uris(const pw_gltf_doc *d, enum pw_gltf_array a, const char *what)
 {
     for (long i = 0; i < d->lists[a].n; i++) {
-        const char *uri = pw_gltf_string(pw_gltf_at(d, a, i), "uri", "");
-        if (strncmp(uri, "data:", 5) == 0 && !valid_data_uri(uri))
+        const cJSON *item = pw_gltf_at(d, a, i);
+        const char *uri = pw_gltf_string(item, "uri", ""), *mime = pw_gltf_string(item, "mimeType", "");
+        int data = strncmp(uri, "data:", 5) == 0;
+        if (data && !valid_data_uri(uri))
             return pw_fail(PW_ERR_FORMAT, "%s: %s %ld: a data: URI that is not valid base64", d->path, what, i);
+        size_t n = data ? strcspn(uri + 5, ";,") : 0;
+        if (a == PW_GLTF_IMAGES && (!valid_media_type(mime, strlen(mime)) || !valid_media_type(uri + 5, n)))
+            return pw_fail(PW_ERR_FORMAT, "%s: image %ld: a media type without '/' (such as image/png)", d->path, i);
     }
     return PW_OK;
 }
