@@ -60,7 +60,10 @@ pw_status pw_scene_builtin(const char *name, pw_scene **out);
  * materials, lights; docs/PBRT.md says what is supported). Any other file is
  * a triangle mesh (OBJ, PLY, glTF, ...) read through assimp, with its
  * materials and, for glTF, its first perspective camera (else an automatic
- * camera frames the model); lit by a sky when nothing in it emits. */
+ * camera frames the model), its punctual lights and the extensions
+ * docs/MATERIALS.md lists; lit by a sky when nothing in it emits or
+ * lights it. A glTF extension pathwave lacks is a warning, and an error
+ * when the file requires it (see pw_load_options). */
 pw_status pw_scene_load(const char *path, pw_scene **out);
 /* How pw_scene_load_with reads a file. pw_load_options_default fills the
  * defaults, which pw_scene_load uses; set fields after it (fields added
