@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SCENE ?= cornell
 FUZZ_SECONDS ?= 210
-FUZZERS ?= pbrt ply obj image cli
+FUZZERS ?= pbrt ply obj gltf gltf_camera image cli
 OUT ?= pathwave.png
 
 .PHONY: all deps build render test test-asan fuzz bench clean

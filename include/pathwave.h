@@ -60,8 +60,23 @@ pw_status pw_scene_builtin(const char *name, pw_scene **out);
  * materials, lights; docs/PBRT.md says what is supported). Any other file is
  * a triangle mesh (OBJ, PLY, glTF, ...) read through assimp, with its
  * materials and, for glTF, its first perspective camera (else an automatic
- * camera frames the model); lit by a sky when nothing in it emits. */
+ * camera frames the model), its punctual lights and the extensions
+ * docs/MATERIALS.md lists; lit by a sky when nothing in it emits or
+ * lights it. A glTF extension pathwave lacks is a warning, and an error
+ * when the file requires it (see pw_load_options). */
 pw_status pw_scene_load(const char *path, pw_scene **out);
+/* How pw_scene_load_with reads a file. pw_load_options_default fills the
+ * defaults, which pw_scene_load uses; set fields after it (fields added
+ * later get defaults there too). */
+typedef struct pw_load_options {
+    /* glTF: a file whose extensionsRequired names an extension pathwave
+     * does not implement loads without it, with a warning, instead of
+     * failing with PW_ERR_FORMAT (docs/MATERIALS.md lists the extensions). */
+    int ignore_required_extensions;
+} pw_load_options;
+void pw_load_options_default(pw_load_options *opts);
+/* pw_scene_load with options (NULL: the defaults). */
+pw_status pw_scene_load_with(const char *path, const pw_load_options *opts, pw_scene **out);
 void pw_scene_free(pw_scene *scene);
 /* Lights the scene with an equirectangular environment map (.hdr, .exr,
  * .pfm or an 8-bit image), radiance times scale; +y is up. It is sampled

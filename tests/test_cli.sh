@@ -121,6 +121,13 @@ fi
 for f in x.png x.bmp y.png; do
     [ -e "$tmp/$f" ] && fail "a failed command left $f behind"
 done
+# A glTF file that requires an extension pathwave lacks (a quad, its
+# buffer inline): refused, naming the extension, unless asked to go on.
+b64=AACAvwAAgL8AAAAAAACAPwAAgL8AAAAAAACAPwAAgD8AAAAAAACAvwAAgD8AAAAAAAABAAIAAAACAAMA
+printf '{"asset":{"version":"2.0"},"extensionsUsed":["KHR_foo"],"extensionsRequired":["KHR_foo"],"scenes":[{"nodes":[0]}],"nodes":[{"mesh":0}],"meshes":[{"primitives":[{"attributes":{"POSITION":0},"indices":1}]}],"buffers":[{"byteLength":60,"uri":"data:application/octet-stream;base64,%s"}],"bufferViews":[{"buffer":0,"byteLength":48},{"buffer":0,"byteOffset":48,"byteLength":12}],"accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[-1,-1,0],"max":[1,1,0]},{"bufferView":1,"componentType":5123,"count":6,"type":"SCALAR"}]}' "$b64" >"$tmp/req.gltf"
+want_rc=1
+expect_error "glTF requiring an unknown extension" "requires glTF extension KHR_foo" render "$tmp/req.gltf" --spp 1 -o x.png
+want_rc=
 
 # ---- good input ----
 # hex_bytes FILE OFFSET COUNT: the bytes as lowercase hex without spaces.
@@ -312,6 +319,14 @@ if "$PW" render terrain:1001 --width 16 --height 9 --spp 1 -q --stats-json - -o 
     echo "ok: terrain:1001 has exactly 1001 triangles (--stats-json - on stdout)"
 else
     fail "terrain:1001: not 1001 triangles, or it failed: $(cat "$tmp/t.json" "$tmp/err")"
+fi
+
+checks=$((checks + 1))
+if "$PW" render "$tmp/req.gltf" --ignore-required-extensions --width 8 --height 8 --spp 1 -q -o "$tmp/req.png" 2>"$tmp/err" &&
+    [ -s "$tmp/req.png" ] && [ "$(grep -c . "$tmp/err")" -eq 1 ] && grep -q "KHR_foo is required" "$tmp/err"; then
+    echo "ok: --ignore-required-extensions rendered it with one warning: $(cat "$tmp/err")"
+else
+    fail "--ignore-required-extensions: $(cat "$tmp/err")"
 fi
 
 # ---- Ctrl-C ----

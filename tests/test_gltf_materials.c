@@ -2,9 +2,8 @@
  * (a real model and a minimal glTF written here, whose values are known
  * exactly), normal maps against the cosine law under a distant light, and
  * the MTL mapping of Ks, Ns, Ni, d, illum and Ke. */
+#include "test_gltf_util.h"
 #include "test_render_util.h"
-
-#include <unistd.h>
 
 #include <stb_image_write.h>
 
@@ -82,37 +81,6 @@ static void damaged_helmet(void **state)
     assert_false(pw_material_is_light(m));
     assert_int_equal(s->env.type, PW_ENV_GRADIENT);
     pw_scene_free(s);
-}
-
-static void write_file(const char *dir, const char *name, const void *data, size_t n)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, n, f), n);
-    fclose(f);
-}
-
-static void remove_file(const char *dir, const char *name)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    unlink(path);
-}
-
-static void base64(const unsigned char *in, size_t n, char *out)
-{
-    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
-        out[o++] = digits[v >> 18 & 63];
-        out[o++] = digits[v >> 12 & 63];
-        out[o++] = i + 1 < n ? digits[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? digits[v & 63] : '=';
-    }
-    out[o] = 0;
 }
 
 /* One-texel PNGs of the minimal glTF. */

@@ -41,6 +41,8 @@ static const char *const usage_render =
     "  --env FILE           light the scene with an equirectangular map (.hdr, .exr, ...),\n"
     "                       importance-sampled; --env-scale X multiplies it [1]\n"
     "  --split N            ray splitting: N child paths at each path's first hit [1]\n"
+    "  --ignore-required-extensions  load a glTF file that requires extensions pathwave\n"
+    "                       lacks, without them (a warning each), instead of failing\n"
     "  --cpu-bvh 8|2        CPU BVH: 8-wide AVX2, or the GPU's trees (4-wide for meshes)\n"
     "                       [8 where the CPU has AVX2]\n"
     "  --look-from X,Y,Z    camera position (alias --camera) [scene's camera]\n"
@@ -74,7 +76,7 @@ static const char *const usage_bench =
     "  --width N, --height N, --max-depth N, --seed N, --threads N, --backend NAME,\n"
     "  --split N, --cpu-bvh 8|2, --env FILE, --env-scale X,\n"
     "  --look-from X,Y,Z, --camera X,Y,Z, --look-at X,Y,Z, --up X,Y,Z, --fov DEG,\n"
-    "  --aperture D, --focus-dist D,\n"
+    "  --aperture D, --focus-dist D, --ignore-required-extensions,\n"
     "  --light-mode MODE    as for render\n"
     "  --stats              wavefront backends: time and items of each stage per bounce\n"
     "  --json               print the result as JSON instead of a table\n";

@@ -201,6 +201,8 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
             o->json = 1;
         else if (strcmp(a, "--stats") == 0)
             o->stats = 1;
+        else if (strcmp(a, "--ignore-required-extensions") == 0)
+            o->ignore_required_extensions = 1;
         else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "pathwave %s: unknown option '%s' (see 'pathwave %s --help')\n", command, a, command);
             return 0;
@@ -284,7 +286,10 @@ int cli_load_scene(cli_options *o, pw_scene **scene, pw_settings *s)
     /* Anything with a dot or a slash is a file; everything else a built-in. */
     int file = !is_builtin(name) && (strchr(name, '.') || strchr(name, '/'));
     double t0 = now_ms();
-    pw_status st = file ? pw_scene_load(name, scene) : pw_scene_builtin(name, scene);
+    pw_load_options lo;
+    pw_load_options_default(&lo);
+    lo.ignore_required_extensions = o->ignore_required_extensions;
+    pw_status st = file ? pw_scene_load_with(name, &lo, scene) : pw_scene_builtin(name, scene);
     o->load_ms = now_ms() - t0;
     o->from_file = file;
     if (st != PW_OK) {

@@ -21,6 +21,7 @@ typedef struct cli_options {
     pw_tonemap tonemap;
     float exposure;
     int quiet, json, stats, cpu_bvh_width, split;
+    int ignore_required_extensions; /* glTF: load without extensions the file requires */
     const char *stats_json; /* render: file for the --stats figures as JSON ("-": stdout) */
     /* Camera overrides: each set_ flag says the option was given. */
     float look_from[3], look_at[3], up[3], fov, aperture, focus_dist;

@@ -2,15 +2,14 @@
 #ifndef PW_GLTF_CAMERA_H
 #define PW_GLTF_CAMERA_H
 
-#include <assimp/scene.h>
-
+#include "scene/gltf_nodes.h"
 #include "scene/scene.h"
 
 /* Sets s's camera (and, from the camera's aspect ratio, its default image
- * height) from the first usable perspective camera of the glTF file path,
- * which assimp read into as before any post-processing. Returns 1 when it
- * did, 0 for other formats, files without cameras and unusable cameras
- * (those with a counted warning). */
-int pw_gltf_camera(pw_scene *s, const char *path, const struct aiScene *as);
+ * height) from the first usable perspective camera of the file (in the
+ * order of its cameras array) that a node of its scene carries. Returns 1
+ * when it did, 0 for files without cameras and unusable cameras (those
+ * with a counted warning). */
+int pw_gltf_camera(pw_scene *s, const pw_gltf_doc *doc, const pw_gltf_tree *tree);
 
 #endif

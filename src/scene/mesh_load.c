@@ -1,10 +1,13 @@
 /* Triangle mesh files: PLY through pathwave's own reader (ply_read.c),
- * the others (OBJ, glTF, ...) through assimp's C API. glTF
+ * the others (OBJ, glTF, ...) through assimp's C API, its files read
+ * through pw_read_file (assimp_io.h), OBJ and MTL files checked first
+ * (obj_check.h); for glTF, with what pathwave reads of the file's JSON
+ * itself (gltf_model.h: extensions, camera, lights, instances). glTF
  * materials become metallic-roughness ones with their textures and normal
  * maps; Phong-style ones (MTL) Lambert, metallic-roughness or a dielectric
- * (docs/MATERIALS.md); a camera
- * frames the model's bounds and a white sky lights it when nothing in it
- * emits. */
+ * (docs/MATERIALS.md); the nodes' meshes are placed by mesh_walk.c; a
+ * camera frames the model's bounds and a white sky lights it when nothing
+ * in it emits or lights it. */
 #include <assimp/cimport.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
@@ -18,11 +21,16 @@
 #include <strings.h>
 
 #include "core/error.h"
+#include "scene/assimp_io.h"
 #include "scene/gltf_camera.h"
-#include "scene/obj_io.h"
+#include "scene/gltf_lights.h"
+#include "scene/gltf_model.h"
+#include "scene/mesh_walk.h"
+#include "scene/obj_check.h"
 #include "scene/pbrt/pbrt.h"
 #include "scene/ply_read.h"
 #include "scene/scene.h"
+#include "scene/uri_path.h"
 
 static uint32_t wrap_of(enum aiTextureMapMode m)
 {
@@ -75,12 +83,10 @@ static pw_status load_model_texture(pw_scene *s, const char *model, const struct
         free(rgb8);
         return st;
     }
-    const char *slash = strrchr(model, '/');
-    int dir = name[0] == '/' || !slash ? 0 : (int)(slash - model + 1);
-    snprintf(key, sizeof key, "%.*s%s", dir, model, name);
-    for (char *c = key + dir; *c; c++)
-        if (*c == '\\') /* paths written on Windows */
-            *c = '/';
+    /* Beside the model, percent-decoded when only that name exists (glTF's
+     * URIs are percent-encoded: "Box%20With%20Spaces.png"). */
+    if (!pw_uri_path(model, name, key, sizeof key))
+        return pw_fail(PW_ERR_FORMAT, "%s: texture path '%s' is too long", model, name);
     return linear ? pw_scene_load_texture_linear(s, key, wrap, out) : pw_scene_load_texture(s, key, wrap, out);
 }
 
@@ -162,13 +168,15 @@ static pw_material phong_material(const struct aiMaterial *am, pw_vec3 kd, pw_ve
 }
 
 /* glTF metallic-roughness (assimp gives it the metallic factor), else the
- * Phong-style mapping; then emission and the textures. */
+ * Phong-style mapping; then emission and the textures. gi (NULL for other
+ * formats) has what the glTF file's JSON adds: emissive strength
+ * (KHR_materials_emissive_strength, which assimp 5.2.5 does not read). */
 static pw_status convert_material(pw_scene *s, const char *model, const struct aiScene *as,
-                                  const struct aiMaterial *am, pw_material *out)
+                                  const struct aiMaterial *am, const pw_gltf_material_info *gi, pw_material *out)
 {
     struct aiColor4D kd = {0.8f, 0.8f, 0.8f, 1.0f}, ks = {0, 0, 0, 1}, ke = {0, 0, 0, 1};
     aiGetMaterialColor(am, AI_MATKEY_COLOR_DIFFUSE, &kd);
-    /* Files without materials (STL) get a material made up by assimp,
+    /* Files without materials (PLY, STL) get a material made up by assimp,
      * with no name and a white specular colour that is not the file's: such
      * surfaces stay diffuse, as the file gives nothing else. */
     struct aiString name;
@@ -177,13 +185,12 @@ static pw_status convert_material(pw_scene *s, const char *model, const struct a
     if (!made_up)
         aiGetMaterialColor(am, AI_MATKEY_COLOR_SPECULAR, &ks);
     aiGetMaterialColor(am, AI_MATKEY_COLOR_EMISSIVE, &ke);
-    float metallic = 1.0f, roughness = 1.0f, strength = 1.0f;
+    float metallic = 1.0f, roughness = 1.0f, strength = gi ? gi->emissive_strength : 1.0f;
     int gltf = aiGetMaterialFloat(am, AI_MATKEY_METALLIC_FACTOR, &metallic) == aiReturn_SUCCESS, glass = 0;
     if (gltf) {
         struct aiColor4D base = kd;
         aiGetMaterialColor(am, AI_MATKEY_BASE_COLOR, &base);
         aiGetMaterialFloat(am, AI_MATKEY_ROUGHNESS_FACTOR, &roughness);
-        aiGetMaterialFloat(am, AI_MATKEY_EMISSIVE_INTENSITY, &strength); /* KHR_materials_emissive_strength */
         *out = pw_metallic_roughness(v3(base.r, base.g, base.b), metallic, roughness);
     } else {
         *out = phong_material(am, v3(kd.r, kd.g, kd.b), v3(ks.r, ks.g, ks.b), &glass);
@@ -223,54 +230,6 @@ static pw_status convert_material(pw_scene *s, const char *model, const struct a
             out->eta.y = scale; /* PW_MAT_NORMAL_SCALE */
     }
     return glass ? PW_OK : attach_albedo_texture(s, model, as, am, out);
-}
-
-static pw_status add_ai_mesh(pw_scene *s, const char *path, const struct aiMesh *m, uint32_t mat_base)
-{
-    pw_vec3 *p = malloc((size_t)m->mNumVertices * sizeof *p);
-    pw_vec3 *n = m->mNormals ? malloc((size_t)m->mNumVertices * sizeof *n) : NULL;
-    if (!p || (m->mNormals && !n)) {
-        free(p);
-        free(n);
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    }
-    for (unsigned i = 0; i < m->mNumVertices; i++) {
-        p[i] = v3(m->mVertices[i].x, m->mVertices[i].y, m->mVertices[i].z);
-        if (n)
-            n[i] = v3(m->mNormals[i].x, m->mNormals[i].y, m->mNormals[i].z);
-    }
-    uint32_t base = pw_scene_add_vertices(s, p, n, m->mNumVertices);
-    free(p);
-    free(n);
-    if (base == UINT32_MAX)
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    if (m->mTextureCoords[0]) {
-        float *uv = malloc((size_t)m->mNumVertices * 2 * sizeof *uv);
-        if (!uv)
-            return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-        for (unsigned i = 0; i < m->mNumVertices; i++) {
-            uv[2 * i] = m->mTextureCoords[0][i].x;
-            uv[2 * i + 1] = m->mTextureCoords[0][i].y;
-        }
-        pw_status st = pw_scene_set_uvs(s, base, uv, m->mNumVertices);
-        free(uv);
-        if (st != PW_OK)
-            return st;
-    }
-    for (unsigned f = 0; f < m->mNumFaces; f++) {
-        const struct aiFace *face = &m->mFaces[f];
-        if (face->mNumIndices != 3)
-            continue; /* points and lines left over after triangulation */
-        for (int k = 0; k < 3; k++)
-            if (face->mIndices[k] >= m->mNumVertices)
-                return pw_fail(PW_ERR_FORMAT, "%s: face %u uses vertex %u of %u", path, f, face->mIndices[k],
-                               m->mNumVertices);
-        pw_status st = pw_scene_add_triangle(s, base + face->mIndices[0], base + face->mIndices[1],
-                                             base + face->mIndices[2], mat_base + m->mMaterialIndex);
-        if (st != PW_OK)
-            return st;
-    }
-    return PW_OK;
 }
 
 /* Camera in front of the bounding box (+z side), looking at its centre.
@@ -367,62 +326,76 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
-pw_status pw_scene_load(const char *path, pw_scene **out)
+/* A material library an OBJ file names, read already: absent to assimp
+ * when it is too short for assimp's text reader (1 to 7 bytes, after which
+ * it leaks the stream), refused when damaged (obj_check.c). */
+static pw_status check_mtl(const char *path, const pw_bytes *b)
 {
-    *out = NULL;
-    const char *dot = strrchr(path, '.');
-    if (dot && strcasecmp(dot, ".pbrt") == 0)
-        return pw_pbrt_load(path, out);
-    if (ends_with(path, ".ply") || ends_with(path, ".ply.gz"))
-        return load_ply(path, out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
-    fclose(f);
-    /* OBJ files reach assimp through checks of their bytes (obj_io.c):
-     * damaged OBJ and MTL files crash its OBJ importer or make it leak. */
-    pw_obj_io obj_io;
-    int obj = dot && strcasecmp(dot, ".obj") == 0;
-    pw_obj_io_init(&obj_io, path);
-    /* Validation first: out-of-range indices in a broken file would crash
-     * the later post-processing steps. */
-    const struct aiScene *as =
-        aiImportFileEx(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate, obj ? &obj_io.io : NULL);
-    pw_obj_io_free(&obj_io);
-    if (!as || !as->mRootNode || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || obj_io.failed != PW_OK) {
-        pw_status st = obj_io.failed != PW_OK ? pw_fail(obj_io.failed, "%s", obj_io.message)
-                                              : pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s)", path,
-                                                        aiGetErrorString());
-        aiReleaseImport(as);
+    if (b->len > 0 && b->len < 8)
+        return PW_ERR_NOT_FOUND;
+    return pw_mtl_check(path, b->data, b->len);
+}
+
+/* A mesh file through assimp; for glTF with what pathwave reads of the
+ * file itself (gltf_model.h). */
+static pw_status load_mesh_file(const char *path, const pw_load_options *opts, pw_scene **out)
+{
+    pw_scene *s = pw_scene_new(path);
+    if (!s)
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    pw_gltf_model model, *gltf = NULL;
+    pw_status st = PW_OK;
+    if (pw_gltf_is_gltf_path(path)) {
+        if ((st = pw_gltf_model_open(&model, path, s, opts->ignore_required_extensions)) != PW_OK) {
+            pw_scene_free(s);
+            return st;
+        }
+        gltf = &model;
+    }
+    /* OBJ and MTL files reach assimp through checks of their bytes: damaged
+     * ones crash its OBJ importer or make it leak. */
+    pw_bytes obj = {0};
+    int is_obj = ends_with(path, ".obj");
+    if (is_obj && (st = pw_read_file(path, PW_FILE_MAX_BYTES, &obj)) == PW_OK)
+        st = pw_obj_check(path, obj.data, obj.len);
+    if (st != PW_OK) {
+        pw_bytes_free(&obj);
+        pw_scene_free(s);
         return st;
     }
-    pw_status fin = check_finite(as, path);
-    if (fin != PW_OK) {
+    pw_assimp_io io;
+    pw_assimp_io_init(&io, path, gltf ? pw_gltf_model_bytes(gltf) : is_obj ? &obj : NULL);
+    io.check = is_obj ? check_mtl : NULL;
+    /* Validation first: out-of-range indices in a broken file would crash
+     * the later post-processing steps. */
+    const struct aiScene *as = aiImportFileEx(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate, &io.io);
+    if (io.failed != PW_OK) {
+        st = pw_fail(io.failed, "%s", io.error);
         aiReleaseImport(as);
-        return fin;
-    }
-    pw_scene *s = pw_scene_new(path);
-    if (!s) {
+        as = NULL;
+    } else if (!as || !as->mRootNode || (as->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
+        int ignored = gltf && gltf->ignored_required[0];
+        st = pw_fail(PW_ERR_FORMAT, "%s: cannot load mesh (%s%s%s)%s%s%s", path, aiGetErrorString(),
+                     io.error[0] ? "; " : "", io.error, ignored ? "; it requires glTF extensions " : "",
+                     ignored ? gltf->ignored_required : "", ignored ? ", which pathwave does not implement" : "");
         aiReleaseImport(as);
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        as = NULL;
     }
-    /* The file's camera is read from the node tree, which pre-transforming
-     * the vertices flattens. */
-    int file_camera = pw_gltf_camera(s, path, as);
+    /* Mended in place before anything reads it: the scene is this
+     * import's own until it is released. */
+    if (st == PW_OK && gltf)
+        st = pw_gltf_model_match(gltf, s, (struct aiScene *)as);
+    if (st == PW_OK)
+        st = check_finite(as, path);
+    int file_camera = st == PW_OK && gltf && pw_gltf_camera(s, &gltf->doc, &gltf->tree);
     pw_camera_desc cam = s->cam;
-    const struct aiScene *pp =
-        aiApplyPostProcessing(as, aiProcess_JoinIdenticalVertices | aiProcess_PreTransformVertices | aiProcess_SortByPType);
-    if (!pp) { /* assimp has released the scene then */
-        pw_scene_free(s);
-        return pw_fail(PW_ERR_FORMAT, "%s: cannot process mesh (%s)", path, aiGetErrorString());
-    }
-    as = pp;
-    pw_status st = PW_OK;
-    int emits = 0;
+    if (st == PW_OK && !(as = aiApplyPostProcessing(as, aiProcess_JoinIdenticalVertices))) /* released then */
+        st = pw_fail(PW_ERR_FORMAT, "%s: cannot process mesh (%s)", path, aiGetErrorString());
+    int emits = 0, lit = 0;
     uint32_t mat_base = s->n_mats;
     for (unsigned i = 0; st == PW_OK && i < as->mNumMaterials; i++) {
         pw_material m;
-        if ((st = convert_material(s, path, as, as->mMaterials[i], &m)) != PW_OK)
+        if ((st = convert_material(s, path, as, as->mMaterials[i], pw_gltf_model_material(gltf, i), &m)) != PW_OK)
             break;
         emits |= pw_material_is_light(&m);
         if (pw_scene_add_material(s, m) == UINT32_MAX)
@@ -430,23 +403,49 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
     }
     if (st == PW_OK && as->mNumMaterials == 0 && pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f)) == UINT32_MAX)
         st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    for (unsigned i = 0; st == PW_OK && i < as->mNumMeshes; i++)
-        st = add_ai_mesh(s, path, as->mMeshes[i], mat_base);
-    aiReleaseImport(as);
+    if (st == PW_OK)
+        st = pw_mesh_walk(s, path, as, mat_base, gltf);
+    aiReleaseImport(as); /* NULL when it failed, released then */
+    pw_bytes_free(&obj);
+    if (st == PW_OK && gltf)
+        st = pw_gltf_add_lights(&gltf->doc, &gltf->tree, s, &lit);
+    if (gltf)
+        pw_gltf_model_close(gltf);
     if (st == PW_OK && s->n_tris == 0)
         st = pw_fail(PW_ERR_FORMAT, "%s: the file has no triangles", path);
+    if (st == PW_OK)
+        st = frame_model(s, path);
     if (st != PW_OK) {
-        pw_scene_free(s);
-        return st;
-    }
-    if ((st = frame_model(s, path)) != PW_OK) {
         pw_scene_free(s);
         return st;
     }
     if (file_camera)
         s->cam = cam;
-    if (!emits)
+    if (!emits && !lit)
         add_sky(s);
     *out = s;
     return PW_OK;
+}
+
+void pw_load_options_default(pw_load_options *opts) { memset(opts, 0, sizeof *opts); }
+
+pw_status pw_scene_load(const char *path, pw_scene **out) { return pw_scene_load_with(path, NULL, out); }
+
+pw_status pw_scene_load_with(const char *path, const pw_load_options *opts, pw_scene **out)
+{
+    *out = NULL;
+    pw_load_options defaults;
+    if (!opts) {
+        pw_load_options_default(&defaults);
+        opts = &defaults;
+    }
+    if (ends_with(path, ".pbrt") || ends_with(path, ".pbrt.gz"))
+        return pw_pbrt_load(path, out);
+    if (ends_with(path, ".ply") || ends_with(path, ".ply.gz"))
+        return load_ply(path, out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
+    fclose(f);
+    return load_mesh_file(path, opts, out);
 }

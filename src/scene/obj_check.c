@@ -1,6 +1,6 @@
 /* Checks of what assimp 5.2.5's OBJ importer reads, made before it reads
- * it (scene/obj_io.c hands it only checked bytes), where damaged input
- * crashes it or makes it leak:
+ * it (mesh_load.c and assimp_io.c hand it only checked bytes), where
+ * damaged input crashes it or makes it leak:
  * - it builds a mesh per object or material, and when a later one refers
  *   to a vertex the file does not have (a face past the end of the vertex
  *   list, a negative index reaching before its start) or is a line of one
