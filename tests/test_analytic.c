@@ -93,7 +93,7 @@ static int compare(const float *img, const double *expect, int w, int h, double 
 
 static pw_scene *scene_with_camera(const char *name, pw_vec3 from, pw_vec3 at, pw_vec3 up, float vfov)
 {
-    pw_scene *s = pw_scene_new(name);
+    pw_scene *s = pw_scene_alloc(name);
     assert_non_null(s);
     s->cam.look_from = from;
     s->cam.look_at = at;
@@ -132,7 +132,7 @@ static void lambert_plane_uniform_sky(void **state)
             pw_scene *s = scene_with_camera("sky plane", cams[k], v3(0, 0, 0), v3(0, 1, 0), 60.0f);
             s->env.top = s->env.bottom = v3(1.5f, 1.0f, 0.5f);
             s->env.scale = 2.0f; /* L = (3, 2, 1) */
-            add_ground(s, 100.0f, pw_scene_add_material(s, pw_lambert(rho[0], rho[1], rho[2])));
+            add_ground(s, 100.0f, pw_scene_push_material(s, pw_lambert(rho[0], rho[1], rho[2])));
             test_render o = {32, 24, 4, 8, 3, modes[m], 3, 0};
             float *img = test_render_image(s, &o);
             const double L[3] = {3, 2, 1};
@@ -209,14 +209,14 @@ static double plane_lights_radiance(const void *ctx, pw_vec3 o, pw_vec3 d, int c
 static pw_scene *build_plane_lights(const plane_lights *pl, pw_vec3 cam_from)
 {
     pw_scene *s = scene_with_camera("plane and lights", cam_from, v3(0, 0, 0), v3(0, 1, 0), 4.0f);
-    add_ground(s, 50.0f, pw_scene_add_material(s, pw_lambert(pl->rho[0], pl->rho[1], pl->rho[2])));
+    add_ground(s, 50.0f, pw_scene_push_material(s, pw_lambert(pl->rho[0], pl->rho[1], pl->rho[2])));
     for (int i = 0; i < pl->n_spheres; i++) {
         const sphere_light *l = &pl->sph[i];
-        uint32_t m = pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0), l->le[0], l->le[1], l->le[2]));
-        assert_int_equal(pw_scene_add_sphere(s, l->c, l->r, m), PW_OK);
+        uint32_t m = pw_scene_push_material(s, pw_emissive(pw_lambert(0, 0, 0), l->le[0], l->le[1], l->le[2]));
+        assert_int_equal(pw_scene_push_sphere(s, l->c, l->r, m), PW_OK);
     }
     for (int i = 0; i < pl->n_quads; i++) {
-        uint32_t m = pw_scene_add_material(
+        uint32_t m = pw_scene_push_material(
             s, pw_emissive(pw_lambert(0, 0, 0), pl->quad_le[i][0], pl->quad_le[i][1], pl->quad_le[i][2]));
         uint32_t b = pw_scene_add_vertices(s, pl->quad[i], NULL, 4);
         assert_int_equal(pw_scene_add_triangle(s, b, b + 1, b + 2, m), PW_OK);
@@ -422,7 +422,7 @@ static void check_specular(const specular_ctx *ctx, double elev_deg, int from_be
     s->env.top = v3(1, 1, 1);
     s->env.scale = 1.0f;
     pw_material m = ctx->ior > 0 ? pw_dielectric((float)ctx->ior) : pw_metal(ctx->albedo[0], ctx->albedo[1], ctx->albedo[2], 0.0f);
-    add_ground(s, 50.0f, pw_scene_add_material(s, m));
+    add_ground(s, 50.0f, pw_scene_push_material(s, m));
     test_render o = {w, h, spp, 8, 100, PW_LIGHT_MODE_MIS, 13, 0};
     float *img = test_render_image(s, &o);
     double *e = expected_image(s, w, h, specular_radiance, ctx);

@@ -34,7 +34,7 @@
  * unit sphere at the origin fills (half-diagonal 9.9 deg < asin(1/5) = 11.5 deg). */
 static pw_scene *furnace_scene(const char *name)
 {
-    pw_scene *s = pw_scene_new(name);
+    pw_scene *s = pw_scene_alloc(name);
     assert_non_null(s);
     s->env.type = PW_ENV_CONSTANT;
     s->env.top = s->env.bottom = v3(1, 1, 1);
@@ -80,7 +80,7 @@ static void white_lambert_sphere(void **state)
     static const pw_light_mode modes[2] = {PW_LIGHT_MODE_MIS, PW_LIGHT_MODE_NONE};
     for (int k = 0; k < 2; k++) {
         pw_scene *s = furnace_scene("furnace lambert");
-        pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_lambert(1, 1, 1)));
+        pw_scene_push_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_push_material(s, pw_lambert(1, 1, 1)));
         test_render o = opts(16, 1, modes[k]); /* Russian roulette from the first bounce */
         float *img = test_render_image(s, &o);
         const float one[3] = {1, 1, 1};
@@ -97,7 +97,7 @@ static void white_dielectric_sphere(void **state)
      * so a path needs about k internal reflections with probability 0.04^k:
      * none reaches max_depth 64. */
     pw_scene *s = furnace_scene("furnace glass");
-    pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_dielectric(1.5f)));
+    pw_scene_push_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_push_material(s, pw_dielectric(1.5f)));
     test_render o = opts(16, 3, PW_LIGHT_MODE_MIS);
     float *img = test_render_image(s, &o);
     const float one[3] = {1, 1, 1};
@@ -114,12 +114,12 @@ static void white_cluster(void **state)
 {
     (void)state;
     pw_scene *s = furnace_scene("furnace cluster");
-    uint32_t white = pw_scene_add_material(s, pw_lambert(1, 1, 1));
-    uint32_t glass = pw_scene_add_material(s, pw_dielectric(1.5f));
-    pw_scene_add_sphere(s, v3(-0.5f, 0.0f, 0.0f), 0.6f, white);
-    pw_scene_add_sphere(s, v3(0.5f, 0.0f, 0.0f), 0.6f, white);   /* overlaps the first */
-    pw_scene_add_sphere(s, v3(0.0f, -0.8f, 0.3f), 0.4f, white);  /* touches both */
-    pw_scene_add_sphere(s, v3(0.0f, 0.75f, 0.2f), 0.35f, glass);
+    uint32_t white = pw_scene_push_material(s, pw_lambert(1, 1, 1));
+    uint32_t glass = pw_scene_push_material(s, pw_dielectric(1.5f));
+    pw_scene_push_sphere(s, v3(-0.5f, 0.0f, 0.0f), 0.6f, white);
+    pw_scene_push_sphere(s, v3(0.5f, 0.0f, 0.0f), 0.6f, white);   /* overlaps the first */
+    pw_scene_push_sphere(s, v3(0.0f, -0.8f, 0.3f), 0.4f, white);  /* touches both */
+    pw_scene_push_sphere(s, v3(0.0f, 0.75f, 0.2f), 0.35f, glass);
     test_mesh m = test_mesh_icosphere(2, v3(0.0f, 0.0f, 0.75f), 0.45);
     uint32_t base = pw_scene_add_vertices(s, m.v, NULL, m.nv);
     for (uint32_t t = 0; t < m.nt; t++)
@@ -153,7 +153,7 @@ static void grey_lambert_sphere_exact(void **state)
     (void)state;
     pw_scene *s = furnace_scene("furnace albedo");
     const float a[3] = {0.25f, 0.5f, 0.75f};
-    pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_lambert(a[0], a[1], a[2])));
+    pw_scene_push_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_push_material(s, pw_lambert(a[0], a[1], a[2])));
     test_render o = opts(16, 1000, PW_LIGHT_MODE_MIS);
     float *img = test_render_image(s, &o);
     expect_every_pixel(img, a, 1e-5f, "albedo (0.25, 0.5, 0.75), no roulette");
@@ -174,7 +174,7 @@ static void grey_lambert_sphere_roulette(void **state)
     (void)state;
     pw_scene *s = furnace_scene("furnace roulette");
     const float a[3] = {0.25f, 0.5f, 0.75f};
-    pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_lambert(a[0], a[1], a[2])));
+    pw_scene_push_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_push_material(s, pw_lambert(a[0], a[1], a[2])));
     const int spp = 64;
     test_render o = opts(spp, 1, PW_LIGHT_MODE_MIS);
     float *img = test_render_image(s, &o);
@@ -252,7 +252,7 @@ static void rough_index_matched_sphere(void **state)
     (void)state;
     const double alpha = 0.5;
     pw_scene *s = furnace_scene("furnace index-matched rough dielectric");
-    pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_rough_dielectric(1.0f, (float)alpha)));
+    pw_scene_push_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_push_material(s, pw_rough_dielectric(1.0f, (float)alpha)));
     s->cam.vfov_deg = 30.0f; /* the whole sphere and its silhouette in view */
     test_render o = opts(16, 1000, PW_LIGHT_MODE_MIS);
     float *img = test_render_image(s, &o);
@@ -317,7 +317,7 @@ static void rough_materials_energy(void **state)
     const double lower[2] = {0.75, 0.85};
     for (int i = 0; i < 2; i++) {
         pw_scene *s = furnace_scene(names[i]);
-        pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, mats[i]));
+        pw_scene_push_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_push_material(s, mats[i]));
         test_render o = opts(64, 1000, PW_LIGHT_MODE_MIS);
         float *img = test_render_image(s, &o);
         test_stats st = image_stats(img);
@@ -365,13 +365,13 @@ static void rough_materials_mis(void **state)
         pw_scene *s = scenes[k] = furnace_scene("env map, microfacet spheres");
         set_gradient_map(s);
         s->cam.vfov_deg = 30.0f;
-        pw_scene_add_sphere(s, v3(-0.6f, 0.6f, 0), 0.55f, pw_scene_add_material(s, pw_rough_dielectric(1.5f, 0.3f)));
-        pw_scene_add_sphere(s, v3(0.6f, 0.6f, 0), 0.55f,
-                            pw_scene_add_material(s, pw_metallic_roughness(v3(0.8f, 0.5f, 0.2f), 0.0f, 0.6f)));
-        pw_scene_add_sphere(s, v3(-0.6f, -0.6f, 0), 0.55f,
-                            pw_scene_add_material(s, pw_metallic_roughness(v3(0.9f, 0.6f, 0.3f), 1.0f, 0.5f)));
-        pw_scene_add_sphere(s, v3(0.6f, -0.6f, 0), 0.55f,
-                            pw_scene_add_material(s, pw_rough_dielectric(1.33f, 0.6f)));
+        pw_scene_push_sphere(s, v3(-0.6f, 0.6f, 0), 0.55f, pw_scene_push_material(s, pw_rough_dielectric(1.5f, 0.3f)));
+        pw_scene_push_sphere(s, v3(0.6f, 0.6f, 0), 0.55f,
+                            pw_scene_push_material(s, pw_metallic_roughness(v3(0.8f, 0.5f, 0.2f), 0.0f, 0.6f)));
+        pw_scene_push_sphere(s, v3(-0.6f, -0.6f, 0), 0.55f,
+                            pw_scene_push_material(s, pw_metallic_roughness(v3(0.9f, 0.6f, 0.3f), 1.0f, 0.5f)));
+        pw_scene_push_sphere(s, v3(0.6f, -0.6f, 0), 0.55f,
+                            pw_scene_push_material(s, pw_rough_dielectric(1.33f, 0.6f)));
         test_render o = opts(spp[k], 1000, modes[k]);
         img[k] = test_render_image(s, &o);
     }

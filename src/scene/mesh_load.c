@@ -328,7 +328,7 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
         aiReleaseImport(as);
         return fin;
     }
-    pw_scene *s = pw_scene_new(path);
+    pw_scene *s = pw_scene_alloc(path);
     if (!s) {
         aiReleaseImport(as);
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
@@ -352,10 +352,10 @@ pw_status pw_scene_load(const char *path, pw_scene **out)
         if ((st = convert_material(s, path, as, as->mMaterials[i], &m)) != PW_OK)
             break;
         emits |= pw_material_is_light(&m);
-        if (pw_scene_add_material(s, m) == UINT32_MAX)
+        if (pw_scene_push_material(s, m) == UINT32_MAX)
             st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
-    if (st == PW_OK && as->mNumMaterials == 0 && pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f)) == UINT32_MAX)
+    if (st == PW_OK && as->mNumMaterials == 0 && pw_scene_push_material(s, pw_lambert(0.8f, 0.8f, 0.8f)) == UINT32_MAX)
         st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     for (unsigned i = 0; st == PW_OK && i < as->mNumMeshes; i++)
         st = add_ai_mesh(s, path, as->mMeshes[i], mat_base);

@@ -398,7 +398,7 @@ static pw_status material_directive(pbrt_ctx *c, pbrt_lexer *lx, const pbrt_toke
     if (st == PW_OK)
         st = pbrt_material(c, type, &ps, &m);
     uint32_t idx = 0;
-    if (st == PW_OK && (idx = pw_scene_add_material(c->scene, m)) == UINT32_MAX)
+    if (st == PW_OK && (idx = pw_scene_push_material(c->scene, m)) == UINT32_MAX)
         st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for materials", lx->path);
     if (st == PW_OK && named)
         st = pbrt_names_set(&c->named_mats, name, idx);
@@ -759,7 +759,7 @@ pw_status pw_pbrt_load(const char *path, pw_scene **out)
         snprintf(c.base_dir, sizeof c.base_dir, "%.*s", (int)(slash - path), path);
     if (slash == path)
         snprintf(c.base_dir, sizeof c.base_dir, "/");
-    c.scene = pw_scene_new(path);
+    c.scene = pw_scene_alloc(path);
     if (!c.scene)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     pw_status st = parse_file(&c, path, 0, 0, NULL);
