@@ -286,6 +286,18 @@ pw_status pw_renderer_render(pw_renderer *r, int spp);
 /* Asks a running pw_renderer_render to stop soon; async-signal-safe. Pixels
  * keep what they accumulated; the image stays correct (per-pixel counts). */
 void pw_renderer_cancel(pw_renderer *r);
+/* Progress of pw_renderer_render: with a callback set, a call renders its
+ * spp in passes, each adding samples to every pixel (first 1, then twice as
+ * many while a pass takes under a tenth of a second), and after each pass
+ * calls fn(done, total, user) on the calling thread, done being this
+ * call's samples per pixel so far and total its spp (done == total after
+ * the last pass). Returning nonzero stops the render as pw_renderer_cancel
+ * does: the call returns PW_ERR_INTERRUPTED and pixels keep the passes
+ * done (after the last pass there is nothing left to stop). fn must not
+ * render with, change or free r. The passes take the same samples as one
+ * call would, so the image is the same. NULL fn turns progress off. */
+typedef int (*pw_progress_fn)(int done, int total, void *user);
+pw_status pw_renderer_set_progress(pw_renderer *r, pw_progress_fn fn, void *user);
 pw_backend pw_renderer_backend(const pw_renderer *r);
 
 typedef struct pw_render_stats {
