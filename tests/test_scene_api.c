@@ -17,6 +17,7 @@
  * when it returns nonzero or calls pw_renderer_cancel, and leaves the image
  * bit for bit what one call gives. */
 #include "test_render_util.h"
+#include "test_scene_build.h"
 
 #include <unistd.h>
 
@@ -27,53 +28,16 @@
 
 /* ---- building through the public API ---- */
 
-static pw_scene *new_scene(const char *name)
-{
-    pw_scene *s = NULL;
-    if (pw_scene_new(name, &s) != PW_OK)
-        fail_msg("pw_scene_new: %s", pw_last_error());
-    return s;
-}
-
-static uint32_t add_material(pw_scene *s, const pw_material_desc *d)
-{
-    uint32_t id = UINT32_MAX;
-    if (pw_scene_add_material(s, d, &id) != PW_OK)
-        fail_msg("pw_scene_add_material: %s", pw_last_error());
-    return id;
-}
-
 static uint32_t add_lambert(pw_scene *s, float r, float g, float b)
 {
-    pw_material_desc d = {.kind = PW_MATERIAL_LAMBERT, .lambert = {{r, g, b}}};
-    return add_material(s, &d);
-}
-
-static void set_camera(pw_scene *s, const float from[3], const float at[3], const float up[3], float vfov)
-{
-    pw_camera_params c;
-    pw_scene_get_camera(s, &c);
-    memcpy(c.look_from, from, sizeof c.look_from);
-    memcpy(c.look_at, at, sizeof c.look_at);
-    memcpy(c.up, up, sizeof c.up);
-    c.vfov_deg = vfov;
-    if (pw_scene_set_camera(s, &c) != PW_OK)
-        fail_msg("pw_scene_set_camera: %s", pw_last_error());
-}
-
-static void add_mesh(pw_scene *s, const pw_mesh_desc *m, uint32_t mat)
-{
-    if (pw_scene_add_mesh(s, m, mat) != PW_OK)
-        fail_msg("pw_scene_add_mesh: %s", pw_last_error());
+    return test_add_material(s, test_lambert(r, g, b));
 }
 
 /* The square |x|, |z| <= half in the plane y = 0, its front facing +y. */
 static void add_ground(pw_scene *s, float half, uint32_t mat)
 {
-    const float p[12] = {-half, 0, -half, -half, 0, half, half, 0, half, half, 0, -half};
-    const uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
-    pw_mesh_desc m = {.vertex_count = 4, .positions = p, .triangle_count = 2, .indices = idx};
-    add_mesh(s, &m, mat);
+    const float q[12] = {-half, 0, -half, -half, 0, half, half, 0, half, half, 0, -half};
+    test_add_quad(s, q, mat);
 }
 
 /* The cube [-1, 1]^3: six faces of four vertices with the face's normal
@@ -147,10 +111,10 @@ static const float furnace_sky[3] = {1.0f, 0.5f, 0.25f}, furnace_scale = 2.0f; /
  * sphere (or the cube's face z = 1) fills: half-diagonal 9.9 degrees. */
 static pw_scene *furnace(const char *name)
 {
-    pw_scene *s = new_scene(name);
+    pw_scene *s = test_new_scene(name);
     assert_int_equal(pw_scene_set_sky(s, furnace_sky, furnace_sky, furnace_scale), PW_OK);
     const float from[3] = {0, 0, 5}, at[3] = {0, 0, 0}, up[3] = {0, 1, 0};
-    set_camera(s, from, at, up, 14.0f);
+    test_set_camera(s, from, at, up, 14.0f);
     return s;
 }
 
@@ -184,7 +148,7 @@ static void furnace_sphere_and_cube(void **state)
     cube c;
     make_cube(&c);
     pw_mesh_desc md = cube_desc(&c);
-    add_mesh(s, &md, add_lambert(s, furnace_albedo[0], furnace_albedo[1], furnace_albedo[2]));
+    test_add_mesh(s, &md, add_lambert(s, furnace_albedo[0], furnace_albedo[1], furnace_albedo[2]));
     img = test_render_image(s, &furnace_render);
     expect_furnace_image(img, "Lambert cube mesh (normals, uvs, a zero-area triangle) in a uniform sky");
     free(img);
@@ -208,9 +172,9 @@ static void gradient_sky_plane(void **state)
     const float rho[3] = {0.8f, 0.5f, 0.3f};
     const float cams[2][3] = {{0, 4, 3}, {1, -3, 2}}, at[3] = {0, 0, 0}, up[3] = {0, 1, 0};
     for (int k = 0; k < 2; k++) {
-        pw_scene *s = new_scene("API gradient sky");
+        pw_scene *s = test_new_scene("API gradient sky");
         assert_int_equal(pw_scene_set_sky(s, top, bottom, scale), PW_OK);
-        set_camera(s, cams[k], at, up, 30.0f);
+        test_set_camera(s, cams[k], at, up, 30.0f);
         add_ground(s, 100.0f, add_lambert(s, rho[0], rho[1], rho[2]));
         test_render o = {W, H, 64, 8, 1000, PW_LIGHT_MODE_MIS, 5, 0};
         float *img = test_render_image(s, &o);
@@ -310,11 +274,11 @@ static void expect_mean_error(const double *err, double mean_expected, const cha
  * full intensity. */
 static pixel_classes check_lit_plane(const pw_light_desc *l, const char *what)
 {
-    pw_scene *s = new_scene(what);
+    pw_scene *s = test_new_scene(what);
     add_ground(s, 10.0f, add_lambert(s, lit_albedo[0], lit_albedo[1], lit_albedo[2]));
     assert_int_equal(pw_scene_add_light(s, l), PW_OK);
     const float from[3] = {0, 3, 0}, at[3] = {0, 0, 0}, up[3] = {0, 0, -1};
-    set_camera(s, from, at, up, 70.0f);
+    test_set_camera(s, from, at, up, 70.0f);
     test_render o = {W, H, 8, 1, 100, PW_LIGHT_MODE_MIS, 9, 0};
     float *img = test_render_image(s, &o);
     pw_camera cam = pw_camera_make(&s->cam, 1.0f);
@@ -424,7 +388,7 @@ static void bad_scene_and_material_arguments(void **state)
     assert_int_equal(pw_scene_new("x", NULL), PW_ERR_INVALID_ARGUMENT);
     assert_string_equal(pw_last_error(), "pw_scene_new: out is NULL");
 
-    s = new_scene("bad materials");
+    s = test_new_scene("bad materials");
     uint32_t id = 77;
     const pw_material_desc lambert = {.kind = PW_MATERIAL_LAMBERT, .lambert = {{0.5f, 0.5f, 0.5f}}};
     EXPECT_REFUSED(s, pw_scene_add_material(NULL, &lambert, &id), "pw_scene_add_material: scene is NULL");
@@ -448,7 +412,8 @@ static void bad_scene_and_material_arguments(void **state)
          "pw_scene_add_material: metal.fuzz is 1.25, outside [0, 1]"},
         {{.kind = PW_MATERIAL_METAL, .metal = {{0.9f, -0.5f, 0.9f}, 0}},
          "pw_scene_add_material: metal.albedo[1] is -0.5, outside [0, 1]"},
-        {{.kind = PW_MATERIAL_DIELECTRIC, .dielectric = {0}}, "pw_scene_add_material: dielectric.ior is 0, not positive"},
+        {{.kind = PW_MATERIAL_DIELECTRIC, .dielectric = {0}},
+         "pw_scene_add_material: dielectric.ior is 0, not positive"},
         {{.kind = PW_MATERIAL_CONDUCTOR, .conductor = {{0.2f, -0.5f, 1}, {3, 2, 1}, 0.1f}},
          "pw_scene_add_material: conductor.eta[1] is -0.5, not positive"},
         {{.kind = PW_MATERIAL_CONDUCTOR, .conductor = {{0.2f, 0.5f, 1}, {3, 2, -1}, 0.1f}},
@@ -477,7 +442,7 @@ static void bad_scene_and_material_arguments(void **state)
  * things to. */
 static pw_scene *scene_to_refuse(void)
 {
-    pw_scene *s = new_scene("bad geometry");
+    pw_scene *s = test_new_scene("bad geometry");
     add_lambert(s, 0.5f, 0.5f, 0.5f);
     uint32_t m = add_lambert(s, 0.2f, 0.2f, 0.2f);
     const float c[3] = {0, 0, 0};
@@ -499,8 +464,9 @@ static void bad_geometry_arguments(void **state)
     EXPECT_REFUSED(s, pw_scene_add_sphere(s, ok, 0, 0), "pw_scene_add_sphere: radius is 0, not positive");
     EXPECT_REFUSED(s, pw_scene_add_sphere(s, ok, -2, 0), "pw_scene_add_sphere: radius is -2, not positive");
     EXPECT_REFUSED(s, pw_scene_add_sphere(s, ok, INFINITY, 0), "pw_scene_add_sphere: radius is infinite");
-    EXPECT_REFUSED(s, pw_scene_add_sphere(s, ok, 1, 2), "pw_scene_add_sphere: material 2 does not exist (ids go up to 1)");
-    pw_scene *empty = new_scene("no materials");
+    EXPECT_REFUSED(s, pw_scene_add_sphere(s, ok, 1, 2),
+                   "pw_scene_add_sphere: material 2 does not exist (ids go up to 1)");
+    pw_scene *empty = test_new_scene("no materials");
     EXPECT_REFUSED(empty, pw_scene_add_sphere(empty, ok, 1, 0),
                    "pw_scene_add_sphere: material 0 does not exist (the scene has no materials yet)");
     pw_scene_free(empty);
@@ -619,7 +585,7 @@ static void bad_light_and_sky_arguments(void **state)
 static void contents_of_a_built_scene(void **state)
 {
     (void)state;
-    pw_scene *s = new_scene("contents");
+    pw_scene *s = test_new_scene("contents");
     uint32_t a = add_lambert(s, 0.1f, 0.2f, 0.3f), b = add_lambert(s, 0.4f, 0.5f, 0.6f);
     assert_int_equal(a, 0);
     assert_int_equal(b, 1);
@@ -627,7 +593,7 @@ static void contents_of_a_built_scene(void **state)
     cube c;
     make_cube(&c);
     pw_mesh_desc md = cube_desc(&c);
-    add_mesh(s, &md, b);
+    test_add_mesh(s, &md, b);
     const float centre[3] = {1, 2, 3};
     assert_int_equal(pw_scene_add_sphere(s, centre, 0.5f, b), PW_OK);
     pw_scene_info info;
@@ -668,7 +634,7 @@ static void contents_of_a_built_scene(void **state)
 static void materials_match_the_constructors(void **state)
 {
     (void)state;
-    pw_scene *s = new_scene("materials");
+    pw_scene *s = test_new_scene("materials");
     const pw_material_desc d[6] = {
         {.kind = PW_MATERIAL_LAMBERT, .lambert = {{0.1f, 0.2f, 0.3f}}},
         {.kind = PW_MATERIAL_METAL, .emission = {1, 2, 3}, .metal = {{0.7f, 0.6f, 0.5f}, 0.25f}},
@@ -688,13 +654,13 @@ static void materials_match_the_constructors(void **state)
     };
     want[5].flags |= PW_MATF_TWO_SIDED;
     for (int i = 0; i < 6; i++) {
-        assert_int_equal(add_material(s, &d[i]), i);
+        assert_int_equal(test_add_material(s, d[i]), i);
         if (memcmp(&s->mats[i], &want[i], sizeof want[i]) != 0)
             fail_msg("material %d (kind %d) differs from its constructor's", i, (int)d[i].kind);
     }
     /* A rough dielectric smoother than GGX resolves is the smooth one. */
     const pw_material_desc smooth = {.kind = PW_MATERIAL_ROUGH_DIELECTRIC, .rough_dielectric = {1.5f, 0.0f}};
-    assert_int_equal(s->mats[add_material(s, &smooth)].type, PW_MAT_DIELECTRIC);
+    assert_int_equal(s->mats[test_add_material(s, smooth)].type, PW_MAT_DIELECTRIC);
     pw_scene_free(s);
 }
 
@@ -719,9 +685,9 @@ static pw_scene *toy_small_by_api(void)
         {{.5f, 1, .5f}, .5f, {.kind = PW_MATERIAL_DIELECTRIC, .dielectric = {1.5f}}},
         {{-1.5f, 1.5f, 0}, .3f, {.kind = PW_MATERIAL_LAMBERT, .emission = {30, 25, 15}, .lambert = {{.8f, .6f, .2f}}}},
     };
-    pw_scene *s = new_scene("toy-small by the API");
+    pw_scene *s = test_new_scene("toy-small by the API");
     for (int i = 0; i < 9; i++)
-        assert_int_equal(pw_scene_add_sphere(s, spheres[i].c, spheres[i].r, add_material(s, &spheres[i].m)), PW_OK);
+        assert_int_equal(pw_scene_add_sphere(s, spheres[i].c, spheres[i].r, test_add_material(s, spheres[i].m)), PW_OK);
     const float top[3] = {0.5f, 0.7f, 1.0f}, bottom[3] = {1, 1, 1};
     assert_int_equal(pw_scene_set_sky(s, top, bottom, 0.3f), PW_OK);
     pw_camera_params cam = {{0, 2, 3}, {0, 0, 0}, {0, 1, 0}, 60.0f, 0.02f, 3.0f};
@@ -786,7 +752,7 @@ static const char pbrt_pair[] =
  * and uvs, a conductor, a glass and a rough glass sphere. */
 static pw_scene *pbrt_pair_by_api(void)
 {
-    pw_scene *s = new_scene("pbrt pair by the API");
+    pw_scene *s = test_new_scene("pbrt pair by the API");
     const pw_light_desc lights[3] = {
         {PW_LIGHT_KIND_POINT, {5, 10, 15}, {1, 2, 3}, {0}, 0, 0},
         {PW_LIGHT_KIND_DISTANT, {3, 2, 1}, {0}, {1, -2, 2}, 0, 0},
@@ -798,7 +764,7 @@ static pw_scene *pbrt_pair_by_api(void)
     const float uv[8] = {0, 0, 0, 1, 1, 1, 1, 0};
     const uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
     pw_mesh_desc quad = {4, p, n, uv, 2, idx};
-    add_mesh(s, &quad, add_lambert(s, 0.8f, 0.5f, 0.25f));
+    test_add_mesh(s, &quad, add_lambert(s, 0.8f, 0.5f, 0.25f));
     const struct {
         float c[3], r;
         pw_material_desc m;
@@ -809,7 +775,7 @@ static pw_scene *pbrt_pair_by_api(void)
         {{0, 0, 0}, 0.25f, {.kind = PW_MATERIAL_ROUGH_DIELECTRIC, .rough_dielectric = {1.5f, 0.125f}}},
     };
     for (int i = 0; i < 3; i++)
-        assert_int_equal(pw_scene_add_sphere(s, spheres[i].c, spheres[i].r, add_material(s, &spheres[i].m)), PW_OK);
+        assert_int_equal(pw_scene_add_sphere(s, spheres[i].c, spheres[i].r, test_add_material(s, spheres[i].m)), PW_OK);
     return s;
 }
 
