@@ -293,9 +293,12 @@ void pw_renderer_cancel(pw_renderer *r);
  * call's samples per pixel so far and total its spp (done == total after
  * the last pass). Returning nonzero stops the render as pw_renderer_cancel
  * does: the call returns PW_ERR_INTERRUPTED and pixels keep the passes
- * done (after the last pass there is nothing left to stop). fn must not
- * render with, change or free r. The passes take the same samples as one
- * call would, so the image is the same. NULL fn turns progress off. */
+ * done (after the last pass there is nothing left to stop). fn may read
+ * the image (pw_renderer_image) and statistics, but must not render with,
+ * change or free r. The passes take the same samples, in the same order,
+ * as one call: on the CPU backends the image is the same to the bit; a GPU
+ * may run other kernels for other pass sizes, whose float rounding
+ * differs in the last bits. NULL fn turns progress off. */
 typedef int (*pw_progress_fn)(int done, int total, void *user);
 pw_status pw_renderer_set_progress(pw_renderer *r, pw_progress_fn fn, void *user);
 pw_backend pw_renderer_backend(const pw_renderer *r);
