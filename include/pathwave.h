@@ -112,6 +112,142 @@ void pw_scene_get_camera(const pw_scene *scene, pw_camera_params *cam);
  * aperture or focus distance. */
 pw_status pw_scene_set_camera(pw_scene *scene, const pw_camera_params *cam);
 
+/* ---- building scenes in code ----
+ * A scene made with pw_scene_new, filled with materials, geometry and
+ * lights, then rendered like a loaded one (README, "The library"). Every
+ * call checks all its arguments first: a bad one gives
+ * PW_ERR_INVALID_ARGUMENT, a message naming it and why ("pw_scene_add_mesh:
+ * indices[7] (triangle 2) is 9, out of range for 4 vertices"), and leaves
+ * the scene as it was. These calls may also add to loaded and built-in
+ * scenes. Build the scene before pw_renderer_create: a renderer uses the
+ * scene's arrays as they were when it was made, so free a scene's renderers
+ * before adding to it. Positions are world units, +y up. */
+
+/* An empty scene named name (kept up to 255 bytes): no materials, geometry
+ * or lights, a black sky, and a camera at (0, 0, 1) looking at the origin
+ * with +y up, 40 degrees of vertical field of view. Its settings
+ * (pw_settings_default) are 640x480, 64 samples per pixel, depth 8,
+ * Russian roulette from bounce 3, light mode MIS. Free it with
+ * pw_scene_free. A scene without geometry cannot be rendered
+ * (pw_renderer_create reports PW_ERR_FORMAT). */
+pw_status pw_scene_new(const char *name, pw_scene **out);
+
+/* Material kinds (docs/MATERIALS.md has their models). */
+typedef enum pw_material_kind {
+    PW_MATERIAL_LAMBERT = 0,        /* ideal diffuse */
+    PW_MATERIAL_METAL,              /* the toy tracer's metal: the mirror direction plus fuzz times a point
+                                     * in the unit ball */
+    PW_MATERIAL_DIELECTRIC,         /* smooth glass: Fresnel-weighted mirror reflection or refraction */
+    PW_MATERIAL_CONDUCTOR,          /* GGX rough metal of complex index of refraction eta + i k */
+    PW_MATERIAL_ROUGH_DIELECTRIC,   /* GGX rough glass */
+    PW_MATERIAL_METALLIC_ROUGHNESS, /* the glTF 2.0 core material */
+    PW_MATERIAL_KIND_COUNT
+} pw_material_kind;
+
+/* A material: its kind, that kind's member of the union, and an emission
+ * that any kind may have. Colours are linear RGB. Reflectances (albedo,
+ * base colour), fuzz, metallic and roughness lie in [0, 1]; indices of
+ * refraction (ior, eta) are positive; k, alpha and emission are not
+ * negative; everything is finite. A GGX alpha below 0.001 is a perfectly
+ * smooth surface; a rough dielectric that smooth is the smooth
+ * dielectric. Zero-initialise the struct, then set the fields: all zero is
+ * a black Lambert that emits nothing. */
+typedef struct pw_lambert_desc {
+    float albedo[3];
+} pw_lambert_desc;
+typedef struct pw_metal_desc {
+    float albedo[3];
+    float fuzz; /* 0: a perfect mirror */
+} pw_metal_desc;
+typedef struct pw_dielectric_desc {
+    float ior; /* inside; outside is 1 */
+} pw_dielectric_desc;
+typedef struct pw_conductor_desc {
+    float eta[3], k[3]; /* per channel (gold: eta 0.143 0.375 1.442, k 3.983 2.386 1.603) */
+    float alpha;        /* GGX roughness */
+} pw_conductor_desc;
+typedef struct pw_rough_dielectric_desc {
+    float ior, alpha;
+} pw_rough_dielectric_desc;
+typedef struct pw_metallic_roughness_desc {
+    float base_color[3];
+    float metallic;  /* 0: dielectric, 1: metal */
+    float roughness; /* perceptual, as glTF gives it: GGX alpha = roughness^2 */
+} pw_metallic_roughness_desc;
+
+typedef struct pw_material_desc {
+    pw_material_kind kind;
+    float emission[3]; /* emitted radiance per channel, W / (m^2 sr) */
+    int two_sided;     /* nonzero: triangles emit from both faces; else from the front (the side
+                        * (b - a) x (c - a) points to, for corners a, b, c); spheres emit outward */
+    union {            /* the member named like kind */
+        pw_lambert_desc lambert;
+        pw_metal_desc metal;
+        pw_dielectric_desc dielectric;
+        pw_conductor_desc conductor;
+        pw_rough_dielectric_desc rough_dielectric;
+        pw_metallic_roughness_desc metallic_roughness;
+    };
+} pw_material_desc;
+
+/* Adds a material; *out_id gets its id (0 for the first, then 1, 2, ...),
+ * which geometry refers to. */
+pw_status pw_scene_add_material(pw_scene *scene, const pw_material_desc *material, uint32_t *out_id);
+
+/* A triangle mesh: vertex_count vertices and triangle_count triangles, both
+ * at least 1. positions and indices are required, normals and uvs may be
+ * NULL. Indices count from this mesh's first vertex. Positions, normals and
+ * uvs must be finite; a triangle of zero area is accepted (rays miss it).
+ * Normals are interpolated across a triangle and normalised, so they need
+ * not be of unit length (a normal's squared length must be finite in
+ * float); a zero normal means "use the triangle's own normal". */
+typedef struct pw_mesh_desc {
+    uint32_t vertex_count;
+    const float *positions; /* 3 per vertex */
+    const float *normals;   /* NULL, or 3 per vertex: shading normals */
+    const float *uvs;       /* NULL, or 2 per vertex: texture coordinates */
+    uint32_t triangle_count;
+    const uint32_t *indices; /* 3 per triangle, each below vertex_count */
+} pw_mesh_desc;
+
+/* Adds a mesh whose triangles all have material id material. The arrays
+ * are copied. A scene holds up to 2^30 vertices and 2^30 triangles. */
+pw_status pw_scene_add_mesh(pw_scene *scene, const pw_mesh_desc *mesh, uint32_t material);
+/* Adds a sphere: a finite centre, a finite radius > 0. */
+pw_status pw_scene_add_sphere(pw_scene *scene, const float centre[3], float radius, uint32_t material);
+
+typedef enum pw_light_kind {
+    PW_LIGHT_KIND_POINT = 0, /* at position, the same intensity in every direction */
+    PW_LIGHT_KIND_DISTANT,   /* a sun at infinity: parallel light travelling along direction */
+    PW_LIGHT_KIND_SPOT,      /* at position, shining along direction within a cone */
+    PW_LIGHT_KIND_COUNT
+} pw_light_kind;
+
+/* A point, distant or spot light (emitting surfaces are materials with
+ * emission; the sky is pw_scene_set_sky or pw_scene_set_environment). A
+ * spot falls off as pbrt-v4's: full intensity out to cone_angle_deg -
+ * cone_delta_deg from its axis, a smoothstep in the cosine of the angle
+ * down to nothing at cone_angle_deg. */
+typedef struct pw_light_desc {
+    pw_light_kind kind;
+    float intensity[3];   /* per channel, not negative: point and spot, W/sr (on a spot's axis);
+                           * distant, the irradiance (W/m^2) of a surface facing the light */
+    float position[3];    /* point and spot */
+    float direction[3];   /* distant and spot: where the light travels (any length but zero) */
+    float cone_angle_deg; /* spot: the cone's half-angle in degrees, in (0, 180] (pbrt's coneangle) */
+    float cone_delta_deg; /* spot: the falloff band inside it, in [0, cone_angle_deg] (pbrt's conedeltaangle) */
+} pw_light_desc;
+
+/* Adds a light; the fields a kind does not use are ignored. */
+pw_status pw_scene_add_light(pw_scene *scene, const pw_light_desc *light);
+
+/* Lights the scene with a sky: radiance top * scale looking straight up
+ * (+y), bottom * scale straight down, linear in the direction's y between
+ * (top == bottom: a uniform sky). Colours and scale are finite and not
+ * negative; all zero is the black sky a new scene has. Replaces an
+ * environment map (pw_scene_set_environment) and is replaced by one. */
+pw_status pw_scene_set_sky(pw_scene *scene, const float top[3], const float bottom[3], float scale);
+
 /* ---- rendering ---- */
 typedef enum pw_backend {
     PW_BACKEND_AUTO = 0, /* the GPU when one is usable, else the CPU */
@@ -169,6 +305,21 @@ pw_status pw_renderer_render(pw_renderer *r, int spp);
 /* Asks a running pw_renderer_render to stop soon; async-signal-safe. Pixels
  * keep what they accumulated; the image stays correct (per-pixel counts). */
 void pw_renderer_cancel(pw_renderer *r);
+/* Progress of pw_renderer_render: with a callback set, a call renders its
+ * spp in passes, each adding samples to every pixel (first 1, then twice as
+ * many while a pass takes under a tenth of a second), and after each pass
+ * calls fn(done, total, user) on the calling thread, done being this
+ * call's samples per pixel so far and total its spp (done == total after
+ * the last pass). Returning nonzero stops the render as pw_renderer_cancel
+ * does: the call returns PW_ERR_INTERRUPTED and pixels keep the passes
+ * done (after the last pass there is nothing left to stop). fn may read
+ * the image (pw_renderer_image) and statistics, but must not render with,
+ * change or free r. The passes take the same samples, in the same order,
+ * as one call: on the CPU backends the image is the same to the bit; a GPU
+ * may run other kernels for other pass sizes, whose float rounding
+ * differs in the last bits. NULL fn turns progress off. */
+typedef int (*pw_progress_fn)(int done, int total, void *user);
+pw_status pw_renderer_set_progress(pw_renderer *r, pw_progress_fn fn, void *user);
 pw_backend pw_renderer_backend(const pw_renderer *r);
 
 typedef struct pw_render_stats {

@@ -18,8 +18,12 @@
  * or a Fresnel term off by 10% are all far outside the bound. With fixed
  * seeds the outcome of a given build is reproducible; the chance that a
  * correct renderer trips one of these checks after a change of its random
- * streams is about 1e-5 per check. */
+ * streams is about 1e-5 per check.
+ *
+ * The scenes are built through the public API (pw_scene_new and the rest
+ * of pathwave.h's "building scenes in code"). */
 #include "test_render_util.h"
+#include "test_scene_build.h"
 
 #include "shade/camera.h"
 
@@ -91,27 +95,27 @@ static int compare(const float *img, const double *expect, int w, int h, double 
     return failures;
 }
 
+/* A scene of a black sky (a new scene's) and this camera. */
 static pw_scene *scene_with_camera(const char *name, pw_vec3 from, pw_vec3 at, pw_vec3 up, float vfov)
 {
-    pw_scene *s = pw_scene_new(name);
-    assert_non_null(s);
-    s->cam.look_from = from;
-    s->cam.look_at = at;
-    s->cam.up = up;
-    s->cam.vfov_deg = vfov;
-    s->env.type = PW_ENV_CONSTANT;
-    s->env.top = s->env.bottom = v3(0, 0, 0);
-    s->env.scale = 1.0f;
+    pw_scene *s = test_new_scene(name);
+    const float f[3] = {from.x, from.y, from.z}, a[3] = {at.x, at.y, at.z}, u[3] = {up.x, up.y, up.z};
+    test_set_camera(s, f, a, u, vfov);
     return s;
 }
 
 /* The plane y = 0 as two triangles, geometric normal +y. */
 static void add_ground(pw_scene *s, float half, uint32_t mat)
 {
-    pw_vec3 p[4] = {{-half, 0, -half}, {-half, 0, half}, {half, 0, half}, {half, 0, -half}};
-    uint32_t b = pw_scene_add_vertices(s, p, NULL, 4);
-    assert_int_equal(pw_scene_add_triangle(s, b, b + 1, b + 2, mat), PW_OK);
-    assert_int_equal(pw_scene_add_triangle(s, b, b + 2, b + 3, mat), PW_OK);
+    const float q[12] = {-half, 0, -half, -half, 0, half, half, 0, half, half, 0, -half};
+    test_add_quad(s, q, mat);
+}
+
+/* A black Lambert material emitting le. */
+static uint32_t add_emitter(pw_scene *s, const float le[3])
+{
+    pw_material_desc d = {.kind = PW_MATERIAL_LAMBERT, .emission = {le[0], le[1], le[2]}};
+    return test_add_material(s, d);
 }
 
 static double ray_plane_t(pw_vec3 o, pw_vec3 d) { return -(double)o.y / (double)d.y; }
@@ -130,9 +134,9 @@ static void lambert_plane_uniform_sky(void **state)
     for (int k = 0; k < 3; k++)
         for (int m = 0; m < 2; m++) {
             pw_scene *s = scene_with_camera("sky plane", cams[k], v3(0, 0, 0), v3(0, 1, 0), 60.0f);
-            s->env.top = s->env.bottom = v3(1.5f, 1.0f, 0.5f);
-            s->env.scale = 2.0f; /* L = (3, 2, 1) */
-            add_ground(s, 100.0f, pw_scene_add_material(s, pw_lambert(rho[0], rho[1], rho[2])));
+            const float sky[3] = {1.5f, 1.0f, 0.5f};
+            test_set_sky(s, sky, sky, 2.0f); /* L = (3, 2, 1) */
+            add_ground(s, 100.0f, test_add_material(s, test_lambert(rho[0], rho[1], rho[2])));
             test_render o = {32, 24, 4, 8, 3, modes[m], 3, 0};
             float *img = test_render_image(s, &o);
             const double L[3] = {3, 2, 1};
@@ -209,19 +213,13 @@ static double plane_lights_radiance(const void *ctx, pw_vec3 o, pw_vec3 d, int c
 static pw_scene *build_plane_lights(const plane_lights *pl, pw_vec3 cam_from)
 {
     pw_scene *s = scene_with_camera("plane and lights", cam_from, v3(0, 0, 0), v3(0, 1, 0), 4.0f);
-    add_ground(s, 50.0f, pw_scene_add_material(s, pw_lambert(pl->rho[0], pl->rho[1], pl->rho[2])));
+    add_ground(s, 50.0f, test_add_material(s, test_lambert(pl->rho[0], pl->rho[1], pl->rho[2])));
     for (int i = 0; i < pl->n_spheres; i++) {
         const sphere_light *l = &pl->sph[i];
-        uint32_t m = pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0), l->le[0], l->le[1], l->le[2]));
-        assert_int_equal(pw_scene_add_sphere(s, l->c, l->r, m), PW_OK);
+        test_add_sphere(s, l->c.x, l->c.y, l->c.z, l->r, add_emitter(s, l->le));
     }
-    for (int i = 0; i < pl->n_quads; i++) {
-        uint32_t m = pw_scene_add_material(
-            s, pw_emissive(pw_lambert(0, 0, 0), pl->quad_le[i][0], pl->quad_le[i][1], pl->quad_le[i][2]));
-        uint32_t b = pw_scene_add_vertices(s, pl->quad[i], NULL, 4);
-        assert_int_equal(pw_scene_add_triangle(s, b, b + 1, b + 2, m), PW_OK);
-        assert_int_equal(pw_scene_add_triangle(s, b, b + 2, b + 3, m), PW_OK);
-    }
+    for (int i = 0; i < pl->n_quads; i++)
+        test_add_quad(s, (const float *)pl->quad[i], add_emitter(s, pl->quad_le[i]));
     return s;
 }
 
@@ -417,12 +415,12 @@ static void check_specular(const specular_ctx *ctx, double elev_deg, int from_be
     double el = elev_deg * PI_D / 180.0;
     pw_vec3 from = v3((float)(3.0 * cos(el)), (float)(from_below ? -3.0 * sin(el) : 3.0 * sin(el)), 0.7f);
     pw_scene *s = scene_with_camera(what, from, v3(0, 0, 0), elev_deg > 89.0 ? v3(1, 0, 0) : v3(0, 1, 0), 3.0f);
-    s->env.type = PW_ENV_GRADIENT;
-    s->env.bottom = v3(0, 0, 0);
-    s->env.top = v3(1, 1, 1);
-    s->env.scale = 1.0f;
-    pw_material m = ctx->ior > 0 ? pw_dielectric((float)ctx->ior) : pw_metal(ctx->albedo[0], ctx->albedo[1], ctx->albedo[2], 0.0f);
-    add_ground(s, 50.0f, pw_scene_add_material(s, m));
+    const float white[3] = {1, 1, 1}, black[3] = {0, 0, 0};
+    test_set_sky(s, white, black, 1.0f);
+    pw_material_desc glass = {.kind = PW_MATERIAL_DIELECTRIC, .dielectric = {(float)ctx->ior}};
+    pw_material_desc mirror = {.kind = PW_MATERIAL_METAL,
+                               .metal = {{ctx->albedo[0], ctx->albedo[1], ctx->albedo[2]}, 0.0f}};
+    add_ground(s, 50.0f, test_add_material(s, ctx->ior > 0 ? glass : mirror));
     test_render o = {w, h, spp, 8, 100, PW_LIGHT_MODE_MIS, 13, 0};
     float *img = test_render_image(s, &o);
     double *e = expected_image(s, w, h, specular_radiance, ctx);

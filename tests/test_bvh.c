@@ -340,9 +340,9 @@ static int check_structure(const pw_scene *s)
 
 static pw_scene *new_scene(const char *name, uint32_t *mat)
 {
-    pw_scene *s = pw_scene_new(name);
+    pw_scene *s = pw_scene_alloc(name);
     assert_non_null(s);
-    *mat = pw_scene_add_material(s, pw_lambert(.5f, .5f, .5f));
+    *mat = pw_scene_push_material(s, pw_lambert(.5f, .5f, .5f));
     return s;
 }
 
@@ -371,7 +371,7 @@ static void add_random_spheres(pw_scene *s, test_rng *g, int n, float box, uint3
     for (int i = 0; i < n; i++) {
         pw_vec3 c = v3(trng_range(g, -box, box), trng_range(g, -box, box), trng_range(g, -box, box));
         float r = i % 100 == 0 ? trng_range(g, 2.0f, 4.0f) : trng_range(g, 0.02f, 0.8f);
-        assert_int_equal(pw_scene_add_sphere(s, c, r, mat), PW_OK);
+        assert_int_equal(pw_scene_push_sphere(s, c, r, mat), PW_OK);
     }
 }
 
@@ -419,7 +419,7 @@ static void huge_ground(void)
     pw_scene *s = new_scene("spheres on a huge ground", &mat);
     test_rng g = {310};
     add_random_spheres(s, &g, 20, 10.0f, mat);
-    assert_int_equal(pw_scene_add_sphere(s, v3(0.0f, -1e19f - 12.0f, 0.0f), 1e19f, mat), PW_OK);
+    assert_int_equal(pw_scene_push_sphere(s, v3(0.0f, -1e19f - 12.0f, 0.0f), 1e19f, mat), PW_OK);
     assert_int_equal(pw_scene_prepare(s, 2), PW_OK);
     accel a;
     accel_init(&a, s);
@@ -564,8 +564,8 @@ static void degenerate_layouts(void **state)
         }
     for (int i = 0; i < 300; i++) {
         add_tri(s, v3(1, 2, 3), v3(2, 2.5f, 3), v3(1.5f, 3, 3.5f), mat);
-        assert_int_equal(pw_scene_add_sphere(s, v3(-3, 4, -2), 0.7f, mat), PW_OK);
-        assert_int_equal(pw_scene_add_sphere(s, v3(3.0f + 0.001f * i, 7, 2), 1e-3f, mat), PW_OK);
+        assert_int_equal(pw_scene_push_sphere(s, v3(-3, 4, -2), 0.7f, mat), PW_OK);
+        assert_int_equal(pw_scene_push_sphere(s, v3(3.0f + 0.001f * i, 7, 2), 1e-3f, mat), PW_OK);
     }
     run_scene(s, 2000, 11.0f, 1004, 1);
     pw_scene_free(s);
@@ -654,7 +654,7 @@ static void bad_material_numbers_and_nan_rays(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint32_t mat;
         pw_scene *s = new_scene("badmat", &mat);
-        assert_int_equal(pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, bad[i].m)), PW_OK);
+        assert_int_equal(pw_scene_push_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_push_material(s, bad[i].m)), PW_OK);
         assert_int_equal(pw_scene_prepare(s, 1), PW_ERR_FORMAT);
         if (!strstr(pw_last_error(), "badmat: material 1 has") || !strstr(pw_last_error(), bad[i].expect))
             fail_msg("case %zu: error '%s' does not name material 1 and '%s'", i, pw_last_error(), bad[i].expect);

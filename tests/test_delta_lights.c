@@ -26,14 +26,14 @@ static const pw_vec3 sun_dir = {-1.0f, -2.0f, 0.5f}, sun_e = {3.0f, 2.0f, 1.0f};
  * (image up is -z). ceiling: a black rectangle at y = 5, above the camera. */
 static pw_scene *plane_scene(int ceiling)
 {
-    pw_scene *s = pw_scene_new("lit plane");
-    uint32_t m = pw_scene_add_material(s, pw_lambert(albedo.x, albedo.y, albedo.z));
+    pw_scene *s = pw_scene_alloc("lit plane");
+    uint32_t m = pw_scene_push_material(s, pw_lambert(albedo.x, albedo.y, albedo.z));
     pw_vec3 p[4] = {v3(-3, 0, -3), v3(-3, 0, 3), v3(3, 0, 3), v3(3, 0, -3)};
     uint32_t b = pw_scene_add_vertices(s, p, NULL, 4);
     assert_int_equal(pw_scene_add_triangle(s, b, b + 1, b + 2, m), PW_OK);
     assert_int_equal(pw_scene_add_triangle(s, b, b + 2, b + 3, m), PW_OK);
     if (ceiling) {
-        uint32_t black = pw_scene_add_material(s, pw_lambert(0, 0, 0));
+        uint32_t black = pw_scene_push_material(s, pw_lambert(0, 0, 0));
         /* Wide enough to shade every visible point from the sun (whose
          * rays from the plane rise 2 in y per 1 in x and -0.5 in z), small
          * enough to leave the scene's radius, and so the sun's share of the

@@ -226,21 +226,21 @@ static void sample_pool_matches_pixels(void **state)
  * constant sky and a pinhole camera. */
 static pw_scene *hundred_spheres(void)
 {
-    pw_scene *s = pw_scene_new("hundred");
+    pw_scene *s = pw_scene_alloc("hundred");
     assert_non_null(s);
     uint32_t mats[5] = {
-        pw_scene_add_material(s, pw_lambert(.7f, .6f, .5f)),
-        pw_scene_add_material(s, pw_metal(.8f, .8f, .9f, .3f)),
-        pw_scene_add_material(s, pw_dielectric(1.5f)),
-        pw_scene_add_material(s, pw_emissive(pw_metal(.9f, .9f, .9f, 0.0f), 4.0f, 3.0f, 2.0f)),
-        pw_scene_add_material(s, pw_emissive(pw_dielectric(1.3f), 2.0f, 3.0f, 5.0f)),
+        pw_scene_push_material(s, pw_lambert(.7f, .6f, .5f)),
+        pw_scene_push_material(s, pw_metal(.8f, .8f, .9f, .3f)),
+        pw_scene_push_material(s, pw_dielectric(1.5f)),
+        pw_scene_push_material(s, pw_emissive(pw_metal(.9f, .9f, .9f, 0.0f), 4.0f, 3.0f, 2.0f)),
+        pw_scene_push_material(s, pw_emissive(pw_dielectric(1.3f), 2.0f, 3.0f, 5.0f)),
     };
     test_rng g = {5};
-    assert_int_equal(pw_scene_add_sphere(s, v3(0, -1000, 0), 999.5f, mats[0]), PW_OK);
+    assert_int_equal(pw_scene_push_sphere(s, v3(0, -1000, 0), 999.5f, mats[0]), PW_OK);
     for (int i = 1; i < 100; i++) {
         pw_vec3 c = v3(trng_range(&g, -6, 6), trng_range(&g, -0.3f, 2.5f), trng_range(&g, -8, 2));
         uint32_t m = i == 1 ? mats[3] : i == 2 ? mats[4] : mats[i % 3];
-        assert_int_equal(pw_scene_add_sphere(s, c, trng_range(&g, 0.15f, 0.6f), m), PW_OK);
+        assert_int_equal(pw_scene_push_sphere(s, c, trng_range(&g, 0.15f, 0.6f), m), PW_OK);
     }
     s->env.type = PW_ENV_CONSTANT;
     s->env.top = v3(0.2f, 0.25f, 0.3f);
@@ -347,16 +347,16 @@ static void simd_lanes_break_ties_like_scalar_loop(void **state)
     const float grey[][3] = {{3, 6, -6}, {6, -4, -3}, {-4, 3, -5}, {-1, 2, -1}, {2, -5, 0}, {-1, -5, -6}, {4, 3, -3}};
     float px[2][3 * 5 * 4];
     for (int lanes = 0; lanes < 2; lanes++) {
-        pw_scene *s = pw_scene_new("ties");
+        pw_scene *s = pw_scene_alloc("ties");
         assert_non_null(s);
-        uint32_t g = pw_scene_add_material(s, pw_lambert(.5f, .5f, .5f));
+        uint32_t g = pw_scene_push_material(s, pw_lambert(.5f, .5f, .5f));
         for (int i = 0; i < 9; i++)
-            assert_int_equal(pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f,
-                                                 pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0),
+            assert_int_equal(pw_scene_push_sphere(s, v3(0, 0, 0), 1.0f,
+                                                 pw_scene_push_material(s, pw_emissive(pw_lambert(0, 0, 0),
                                                                                       (float)(i + 1), 0, 0))),
                              PW_OK);
         for (int i = 0; i < 7; i++)
-            assert_int_equal(pw_scene_add_sphere(s, v3(grey[i][0], grey[i][1], grey[i][2]), 0.5f, g), PW_OK);
+            assert_int_equal(pw_scene_push_sphere(s, v3(grey[i][0], grey[i][1], grey[i][2]), 0.5f, g), PW_OK);
         s->cam.look_from = v3(0, 0, 5);
         s->cam.look_at = v3(0, 0, 0);
         s->cam.vfov_deg = 10.0f;

@@ -265,10 +265,10 @@ static void random_scenes(pw_vec3 centre, float box, int n_scenes)
 {
     for (uint64_t seed = 1; seed <= (uint64_t)n_scenes; seed++) {
         test_rng g = {seed * 7919u + (uint64_t)centre.x};
-        pw_scene *s = pw_scene_new("random spheres");
+        pw_scene *s = pw_scene_alloc("random spheres");
         assert_non_null(s);
-        uint32_t plain = pw_scene_add_material(s, pw_lambert(.5f, .5f, .5f));
-        uint32_t lamp = pw_scene_add_material(s, pw_emissive(pw_lambert(.5f, .5f, .5f), 4, 4, 4));
+        uint32_t plain = pw_scene_push_material(s, pw_lambert(.5f, .5f, .5f));
+        uint32_t lamp = pw_scene_push_material(s, pw_emissive(pw_lambert(.5f, .5f, .5f), 4, 4, 4));
         int n = seed % 3 == 0 ? 64 : 20 + (int)(seed * 7 % 45);
         for (int i = 0; i < n; i++) {
             pw_vec3 c = v3_add(centre, v3(trng_range(&g, -box, box), trng_range(&g, -box, box),
@@ -276,7 +276,7 @@ static void random_scenes(pw_vec3 centre, float box, int n_scenes)
             float r = i % 8 == 0 ? trng_range(&g, 1.0f, 3.0f) : trng_range(&g, 0.01f, 0.8f);
             if (i == 0 && seed % 2 == 0) /* a ground far larger than the rest, which gets cells */
                 c = v3_sub(centre, v3(0.0f, 1000.0f + box, 0.0f)), r = 1000.0f;
-            assert_int_equal(pw_scene_add_sphere(s, c, r, i % 9 == 4 ? lamp : plain), PW_OK);
+            assert_int_equal(pw_scene_push_sphere(s, c, r, i % 9 == 4 ? lamp : plain), PW_OK);
         }
         pw_camera_params cp;
         pw_scene_get_camera(s, &cp);
@@ -323,14 +323,14 @@ static void random_scene(void **state)
 static void far_scene(void **state)
 {
     (void)state;
-    pw_scene *s = pw_scene_new("far");
+    pw_scene *s = pw_scene_alloc("far");
     assert_non_null(s);
-    uint32_t plain = pw_scene_add_material(s, pw_lambert(.5f, .5f, .5f));
-    uint32_t lamp = pw_scene_add_material(s, pw_emissive(pw_lambert(.5f, .5f, .5f), 4, 4, 4));
+    uint32_t plain = pw_scene_push_material(s, pw_lambert(.5f, .5f, .5f));
+    uint32_t lamp = pw_scene_push_material(s, pw_emissive(pw_lambert(.5f, .5f, .5f), 4, 4, 4));
     pw_vec3 c = v3s(2e4f);
-    assert_int_equal(pw_scene_add_sphere(s, c, 0.05f, lamp), PW_OK);
-    assert_int_equal(pw_scene_add_sphere(s, v3_add(c, v3(52.0f / 512, 6.0f / 512, 0.0f)), 0.05f, plain), PW_OK);
-    assert_int_equal(pw_scene_add_sphere(s, v3_add(c, v3(-3.0f, 1.0f, 2.0f)), 0.5f, plain), PW_OK);
+    assert_int_equal(pw_scene_push_sphere(s, c, 0.05f, lamp), PW_OK);
+    assert_int_equal(pw_scene_push_sphere(s, v3_add(c, v3(52.0f / 512, 6.0f / 512, 0.0f)), 0.05f, plain), PW_OK);
+    assert_int_equal(pw_scene_push_sphere(s, v3_add(c, v3(-3.0f, 1.0f, 2.0f)), 0.5f, plain), PW_OK);
     pw_camera_params cp;
     pw_scene_get_camera(s, &cp);
     for (int k = 0; k < 3; k++)
@@ -367,16 +367,16 @@ static void shell_scenes(void **state)
         int ground = sc % 2;
         float big = ground ? 1000.0f : (float)pow(10.0, 2.0 * trng_unif(&g) - 1.0), small = ground ? 1.0f : big;
         pw_vec3 c = v3_add(ground ? v3(0.0f, -1000.0f, 0.0f) : v3s(0.0f), v3s(sc % 4 >= 2 ? 3e4f : 0.0f));
-        pw_scene *s = pw_scene_new("shell");
+        pw_scene *s = pw_scene_alloc("shell");
         assert_non_null(s);
-        uint32_t mat = pw_scene_add_material(s, pw_lambert(.5f, .5f, .5f));
-        assert_int_equal(pw_scene_add_sphere(s, c, big, mat), PW_OK);
+        uint32_t mat = pw_scene_push_material(s, pw_lambert(.5f, .5f, .5f));
+        assert_int_equal(pw_scene_push_sphere(s, c, big, mat), PW_OK);
         for (int i = 1; i < 64; i++) {
             pw_vec3 dir = ground ? v3_norm(v3(trng_range(&g, -4e-3f, 4e-3f), 1.0f, trng_range(&g, -4e-3f, 4e-3f)))
                                  : trng_dir(&g);
             float r = small * (float)pow(10.0, -4.0 + 3.0 * trng_unif(&g));
             float h = big + r * trng_range(&g, -1.5f, 1.5f) + small * trng_range(&g, -1e-3f, 1e-3f);
-            assert_int_equal(pw_scene_add_sphere(s, v3_add(c, v3_scale(dir, h)), r, mat), PW_OK);
+            assert_int_equal(pw_scene_push_sphere(s, v3_add(c, v3_scale(dir, h)), r, mat), PW_OK);
         }
         pw_camera_params cp;
         pw_scene_get_camera(s, &cp);

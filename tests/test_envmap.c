@@ -54,7 +54,7 @@ static void sampling_matches_pdf(void **state)
     (void)state;
     char path[256];
     write_map(path, sizeof path);
-    pw_scene *s = pw_scene_new("env");
+    pw_scene *s = pw_scene_alloc("env");
     assert_int_equal(pw_scene_set_environment(s, path, 1.0f), PW_OK);
     unlink(path);
     const pw_env *e = &s->env;
@@ -117,8 +117,8 @@ static void lit_plane(void **state)
     const float rho = 0.5f;
     double sd[2];
     for (int mode = 0; mode < 2; mode++) {
-        pw_scene *s = pw_scene_new("env plane");
-        uint32_t m = pw_scene_add_material(s, pw_lambert(rho, rho, rho));
+        pw_scene *s = pw_scene_alloc("env plane");
+        uint32_t m = pw_scene_push_material(s, pw_lambert(rho, rho, rho));
         pw_vec3 p[4] = {v3(-100, 0, -100), v3(-100, 0, 100), v3(100, 0, 100), v3(100, 0, -100)};
         uint32_t b = pw_scene_add_vertices(s, p, NULL, 4);
         pw_scene_add_triangle(s, b, b + 1, b + 2, m);
@@ -155,7 +155,7 @@ static void lit_plane(void **state)
 static void bad_maps(void **state)
 {
     (void)state;
-    pw_scene *s = pw_scene_new("env bad");
+    pw_scene *s = pw_scene_alloc("env bad");
     assert_int_not_equal(pw_scene_set_environment(s, "/nonexistent/sky.hdr", 1.0f), PW_OK);
     assert_non_null(strstr(pw_last_error(), "/nonexistent/sky.hdr"));
     char path[256];

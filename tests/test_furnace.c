@@ -19,9 +19,13 @@
  * Microfacet materials lose energy to single scattering, so they are not
  * invisible: an index-matched rough dielectric has an exact noise-free
  * value per camera ray, the others are bounded, and their light sampling
- * is checked against BSDF sampling alone under an environment map. */
+ * is checked against BSDF sampling alone under an environment map.
+ *
+ * The scenes are built through the public API (pw_scene_new and the rest
+ * of pathwave.h's "building scenes in code"). */
 #include "test_render_util.h"
 #include "test_mesh_util.h"
+#include "test_scene_build.h"
 
 #include <unistd.h>
 
@@ -34,16 +38,36 @@
  * unit sphere at the origin fills (half-diagonal 9.9 deg < asin(1/5) = 11.5 deg). */
 static pw_scene *furnace_scene(const char *name)
 {
-    pw_scene *s = pw_scene_new(name);
-    assert_non_null(s);
-    s->env.type = PW_ENV_CONSTANT;
-    s->env.top = s->env.bottom = v3(1, 1, 1);
-    s->env.scale = 1.0f;
-    s->cam.look_from = v3(0, 0, 5);
-    s->cam.look_at = v3(0, 0, 0);
-    s->cam.up = v3(0, 1, 0);
-    s->cam.vfov_deg = 14.0f;
+    pw_scene *s = test_new_scene(name);
+    const float white[3] = {1, 1, 1}, from[3] = {0, 0, 5}, at[3] = {0, 0, 0}, up[3] = {0, 1, 0};
+    test_set_sky(s, white, white, 1.0f);
+    test_set_camera(s, from, at, up, 14.0f);
     return s;
+}
+
+/* A sphere of material m at the origin, radius 1. */
+static void unit_sphere(pw_scene *s, pw_material_desc m)
+{
+    test_add_sphere(s, 0, 0, 0, 1.0f, test_add_material(s, m));
+}
+
+static pw_material_desc dielectric(float ior)
+{
+    pw_material_desc d = {.kind = PW_MATERIAL_DIELECTRIC, .dielectric = {ior}};
+    return d;
+}
+
+static pw_material_desc rough_dielectric(float ior, float alpha)
+{
+    pw_material_desc d = {.kind = PW_MATERIAL_ROUGH_DIELECTRIC, .rough_dielectric = {ior, alpha}};
+    return d;
+}
+
+static pw_material_desc metallic_roughness(float r, float g, float b, float metallic, float roughness)
+{
+    pw_material_desc d = {.kind = PW_MATERIAL_METALLIC_ROUGHNESS,
+                          .metallic_roughness = {{r, g, b}, metallic, roughness}};
+    return d;
 }
 
 static test_render opts(int spp, int rr_depth, pw_light_mode lm)
@@ -80,7 +104,7 @@ static void white_lambert_sphere(void **state)
     static const pw_light_mode modes[2] = {PW_LIGHT_MODE_MIS, PW_LIGHT_MODE_NONE};
     for (int k = 0; k < 2; k++) {
         pw_scene *s = furnace_scene("furnace lambert");
-        pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_lambert(1, 1, 1)));
+        unit_sphere(s, test_lambert(1, 1, 1));
         test_render o = opts(16, 1, modes[k]); /* Russian roulette from the first bounce */
         float *img = test_render_image(s, &o);
         const float one[3] = {1, 1, 1};
@@ -97,7 +121,7 @@ static void white_dielectric_sphere(void **state)
      * so a path needs about k internal reflections with probability 0.04^k:
      * none reaches max_depth 64. */
     pw_scene *s = furnace_scene("furnace glass");
-    pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_dielectric(1.5f)));
+    unit_sphere(s, dielectric(1.5f));
     test_render o = opts(16, 3, PW_LIGHT_MODE_MIS);
     float *img = test_render_image(s, &o);
     const float one[3] = {1, 1, 1};
@@ -114,18 +138,17 @@ static void white_cluster(void **state)
 {
     (void)state;
     pw_scene *s = furnace_scene("furnace cluster");
-    uint32_t white = pw_scene_add_material(s, pw_lambert(1, 1, 1));
-    uint32_t glass = pw_scene_add_material(s, pw_dielectric(1.5f));
-    pw_scene_add_sphere(s, v3(-0.5f, 0.0f, 0.0f), 0.6f, white);
-    pw_scene_add_sphere(s, v3(0.5f, 0.0f, 0.0f), 0.6f, white);   /* overlaps the first */
-    pw_scene_add_sphere(s, v3(0.0f, -0.8f, 0.3f), 0.4f, white);  /* touches both */
-    pw_scene_add_sphere(s, v3(0.0f, 0.75f, 0.2f), 0.35f, glass);
+    uint32_t white = test_add_material(s, test_lambert(1, 1, 1));
+    uint32_t glass = test_add_material(s, dielectric(1.5f));
+    test_add_sphere(s, -0.5f, 0.0f, 0.0f, 0.6f, white);
+    test_add_sphere(s, 0.5f, 0.0f, 0.0f, 0.6f, white);  /* overlaps the first */
+    test_add_sphere(s, 0.0f, -0.8f, 0.3f, 0.4f, white); /* touches both */
+    test_add_sphere(s, 0.0f, 0.75f, 0.2f, 0.35f, glass);
     test_mesh m = test_mesh_icosphere(2, v3(0.0f, 0.0f, 0.75f), 0.45);
-    uint32_t base = pw_scene_add_vertices(s, m.v, NULL, m.nv);
-    for (uint32_t t = 0; t < m.nt; t++)
-        pw_scene_add_triangle(s, base + m.idx[3 * t], base + m.idx[3 * t + 1], base + m.idx[3 * t + 2], white);
+    const pw_mesh_desc md = {.vertex_count = m.nv, .positions = (const float *)m.v, .triangle_count = m.nt, .indices = m.idx};
+    test_add_mesh(s, &md, white);
     test_mesh_free(&m);
-    s->cam.vfov_deg = 30.0f;
+    test_set_vfov(s, 30.0f);
     /* The glass sphere overlaps a white one: a path can be held inside the
      * glass by total internal reflection for dozens of bounces before it
      * escapes, so the depth is 1000, which a leaked path never escapes
@@ -153,7 +176,7 @@ static void grey_lambert_sphere_exact(void **state)
     (void)state;
     pw_scene *s = furnace_scene("furnace albedo");
     const float a[3] = {0.25f, 0.5f, 0.75f};
-    pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_lambert(a[0], a[1], a[2])));
+    unit_sphere(s, test_lambert(a[0], a[1], a[2]));
     test_render o = opts(16, 1000, PW_LIGHT_MODE_MIS);
     float *img = test_render_image(s, &o);
     expect_every_pixel(img, a, 1e-5f, "albedo (0.25, 0.5, 0.75), no roulette");
@@ -174,7 +197,7 @@ static void grey_lambert_sphere_roulette(void **state)
     (void)state;
     pw_scene *s = furnace_scene("furnace roulette");
     const float a[3] = {0.25f, 0.5f, 0.75f};
-    pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_lambert(a[0], a[1], a[2])));
+    unit_sphere(s, test_lambert(a[0], a[1], a[2]));
     const int spp = 64;
     test_render o = opts(spp, 1, PW_LIGHT_MODE_MIS);
     float *img = test_render_image(s, &o);
@@ -252,8 +275,8 @@ static void rough_index_matched_sphere(void **state)
     (void)state;
     const double alpha = 0.5;
     pw_scene *s = furnace_scene("furnace index-matched rough dielectric");
-    pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, pw_rough_dielectric(1.0f, (float)alpha)));
-    s->cam.vfov_deg = 30.0f; /* the whole sphere and its silhouette in view */
+    unit_sphere(s, rough_dielectric(1.0f, (float)alpha));
+    test_set_vfov(s, 30.0f); /* the whole sphere and its silhouette in view */
     test_render o = opts(16, 1000, PW_LIGHT_MODE_MIS);
     float *img = test_render_image(s, &o);
     pw_camera cam = pw_camera_make(&s->cam, 1.0f);
@@ -312,12 +335,12 @@ static test_stats image_stats(const float *img)
 static void rough_materials_energy(void **state)
 {
     (void)state;
-    pw_material mats[2] = {pw_rough_dielectric(1.5f, 0.3f), pw_metallic_roughness(v3s(1.0f), 1.0f, 0.5f)};
+    const pw_material_desc mats[2] = {rough_dielectric(1.5f, 0.3f), metallic_roughness(1, 1, 1, 1.0f, 0.5f)};
     const char *names[2] = {"rough glass alpha 0.3", "white glTF metal roughness 0.5"};
     const double lower[2] = {0.75, 0.85};
     for (int i = 0; i < 2; i++) {
         pw_scene *s = furnace_scene(names[i]);
-        pw_scene_add_sphere(s, v3(0, 0, 0), 1.0f, pw_scene_add_material(s, mats[i]));
+        unit_sphere(s, mats[i]);
         test_render o = opts(64, 1000, PW_LIGHT_MODE_MIS);
         float *img = test_render_image(s, &o);
         test_stats st = image_stats(img);
@@ -364,14 +387,11 @@ static void rough_materials_mis(void **state)
     for (int k = 0; k < 2; k++) {
         pw_scene *s = scenes[k] = furnace_scene("env map, microfacet spheres");
         set_gradient_map(s);
-        s->cam.vfov_deg = 30.0f;
-        pw_scene_add_sphere(s, v3(-0.6f, 0.6f, 0), 0.55f, pw_scene_add_material(s, pw_rough_dielectric(1.5f, 0.3f)));
-        pw_scene_add_sphere(s, v3(0.6f, 0.6f, 0), 0.55f,
-                            pw_scene_add_material(s, pw_metallic_roughness(v3(0.8f, 0.5f, 0.2f), 0.0f, 0.6f)));
-        pw_scene_add_sphere(s, v3(-0.6f, -0.6f, 0), 0.55f,
-                            pw_scene_add_material(s, pw_metallic_roughness(v3(0.9f, 0.6f, 0.3f), 1.0f, 0.5f)));
-        pw_scene_add_sphere(s, v3(0.6f, -0.6f, 0), 0.55f,
-                            pw_scene_add_material(s, pw_rough_dielectric(1.33f, 0.6f)));
+        test_set_vfov(s, 30.0f);
+        const pw_material_desc m[4] = {rough_dielectric(1.5f, 0.3f), metallic_roughness(0.8f, 0.5f, 0.2f, 0.0f, 0.6f),
+                                       metallic_roughness(0.9f, 0.6f, 0.3f, 1.0f, 0.5f), rough_dielectric(1.33f, 0.6f)};
+        for (int q = 0; q < 4; q++) /* the quadrants: top left, top right, bottom left, bottom right */
+            test_add_sphere(s, q & 1 ? 0.6f : -0.6f, q & 2 ? -0.6f : 0.6f, 0, 0.55f, test_add_material(s, m[q]));
         test_render o = opts(spp[k], 1000, modes[k]);
         img[k] = test_render_image(s, &o);
     }

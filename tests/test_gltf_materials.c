@@ -284,7 +284,7 @@ static void minimal_gltf_factors_and_textures(void **state)
  * means no normal map. */
 static float render_normal_mapped(float theta_deg, int tilt_y, float phi_deg, int light_y)
 {
-    pw_scene *s = pw_scene_new("normal map");
+    pw_scene *s = pw_scene_alloc("normal map");
     s->env.type = PW_ENV_CONSTANT;
     s->env.top = s->env.bottom = v3s(0.0f);
     s->env.scale = 1.0f;
@@ -301,7 +301,7 @@ static float render_normal_mapped(float theta_deg, int tilt_y, float phi_deg, in
         assert_int_equal(pw_scene_add_texture(s, texel, 1, 1, 0, NULL, &tex), PW_OK);
         assert_true(pw_material_set_map(&m, PW_MAP_NORMAL, tex));
     }
-    uint32_t mat = pw_scene_add_material(s, m);
+    uint32_t mat = pw_scene_push_material(s, m);
     pw_vec3 p[4] = {v3(-1, -1, 0), v3(1, -1, 0), v3(1, 1, 0), v3(-1, 1, 0)};
     pw_vec3 n[4] = {v3(0, 0, 1), v3(0, 0, 1), v3(0, 0, 1), v3(0, 0, 1)};
     const float uv[8] = {0, 0, 1, 0, 1, 1, 0, 1};
@@ -434,10 +434,10 @@ static void maps_on_materials(void **state)
     assert_int_equal(PW_MAT_EMISSION_MAP(&m), 8);
     assert_false(pw_material_set_map(&m, PW_MAP_NORMAL, PW_MAT_MAX_TEXTURES));
 
-    pw_scene *s = pw_scene_new("missing map");
+    pw_scene *s = pw_scene_alloc("missing map");
     pw_material l = pw_lambert(1, 1, 1);
     assert_true(pw_material_set_map(&l, PW_MAP_NORMAL, 3));
-    assert_int_equal(pw_scene_add_sphere(s, v3s(0.0f), 1.0f, pw_scene_add_material(s, l)), PW_OK);
+    assert_int_equal(pw_scene_push_sphere(s, v3s(0.0f), 1.0f, pw_scene_push_material(s, l)), PW_OK);
     s->cam.look_from = v3(0, 0, 4);
     s->cam.up = v3(0, 1, 0);
     s->cam.vfov_deg = 40.0f;

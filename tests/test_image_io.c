@@ -637,7 +637,7 @@ static void embedded_textures(void **state)
     unsigned char *px = random_rgbe(16, 2, 3);
     size_t n;
     unsigned char *file = make_hdr(px, 16, 2, 1, &n);
-    pw_scene *s = pw_scene_new("embedded");
+    pw_scene *s = pw_scene_alloc("embedded");
     uint32_t tex;
     assert_int_equal(pw_scene_decode_texture(s, file, n - 3, 0, "model.glb:*0", &tex), PW_ERR_FORMAT);
     assert_error_names("model.glb:*0", "truncated");

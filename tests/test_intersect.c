@@ -499,8 +499,8 @@ static void watertight_through_bvh(void **state)
     (void)state;
     pw_vec3 centre = v3(-4.1f, 0.3f, 12.7f);
     test_mesh m = test_mesh_icosphere(4, centre, 2.3); /* 5120 triangles: a deep tree */
-    pw_scene *s = pw_scene_new("watertight");
-    uint32_t mat = pw_scene_add_material(s, pw_lambert(.5f, .5f, .5f));
+    pw_scene *s = pw_scene_alloc("watertight");
+    uint32_t mat = pw_scene_push_material(s, pw_lambert(.5f, .5f, .5f));
     uint32_t base = pw_scene_add_vertices(s, m.v, NULL, m.nv);
     for (uint32_t t = 0; t < m.nt; t++)
         assert_int_equal(pw_scene_add_triangle(s, base + m.idx[3 * t], base + m.idx[3 * t + 1], base + m.idx[3 * t + 2], mat),

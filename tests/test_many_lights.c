@@ -15,11 +15,11 @@
 
 static pw_scene *lit_floor(int tiles)
 {
-    pw_scene *s = pw_scene_new(tiles > 1 ? "many lights" : "one light");
-    uint32_t floor_m = pw_scene_add_material(s, pw_lambert(0.6f, 0.6f, 0.6f));
-    uint32_t light_m = pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0), 8.0f, 6.0f, 4.0f));
-    uint32_t dim_m = pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0), 0.8f, 0.6f, 0.4f));
-    uint32_t bright_m = pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0), 15.2f, 11.4f, 7.6f));
+    pw_scene *s = pw_scene_alloc(tiles > 1 ? "many lights" : "one light");
+    uint32_t floor_m = pw_scene_push_material(s, pw_lambert(0.6f, 0.6f, 0.6f));
+    uint32_t light_m = pw_scene_push_material(s, pw_emissive(pw_lambert(0, 0, 0), 8.0f, 6.0f, 4.0f));
+    uint32_t dim_m = pw_scene_push_material(s, pw_emissive(pw_lambert(0, 0, 0), 0.8f, 0.6f, 0.4f));
+    uint32_t bright_m = pw_scene_push_material(s, pw_emissive(pw_lambert(0, 0, 0), 15.2f, 11.4f, 7.6f));
     pw_vec3 f[4] = {v3(-5, 0, -5), v3(-5, 0, 5), v3(5, 0, 5), v3(5, 0, -5)};
     uint32_t b = pw_scene_add_vertices(s, f, NULL, 4);
     pw_scene_add_triangle(s, b, b + 1, b + 2, floor_m);

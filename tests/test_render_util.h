@@ -76,21 +76,21 @@ static inline float *test_render_image(pw_scene *s, const test_render *o)
  * sphere, then n_spheres - 9 small Lambert, metal and glass spheres. */
 static inline pw_scene *test_scene_eight_toy_lights(int n_spheres)
 {
-    pw_scene *s = pw_scene_new("eight lights");
+    pw_scene *s = pw_scene_alloc("eight lights");
     assert_non_null(s);
-    uint32_t mats[3] = {pw_scene_add_material(s, pw_lambert(.6f, .6f, .6f)),
-                        pw_scene_add_material(s, pw_metal(.8f, .7f, .6f, .2f)),
-                        pw_scene_add_material(s, pw_dielectric(1.5f))};
-    assert_int_equal(pw_scene_add_sphere(s, v3(0, -100.5f, -1), 100.0f, mats[0]), PW_OK);
+    uint32_t mats[3] = {pw_scene_push_material(s, pw_lambert(.6f, .6f, .6f)),
+                        pw_scene_push_material(s, pw_metal(.8f, .7f, .6f, .2f)),
+                        pw_scene_push_material(s, pw_dielectric(1.5f))};
+    assert_int_equal(pw_scene_push_sphere(s, v3(0, -100.5f, -1), 100.0f, mats[0]), PW_OK);
     for (int i = 0; i < 8; i++) {
         float a = 0.785f * (float)i;
-        uint32_t m = pw_scene_add_material(
+        uint32_t m = pw_scene_push_material(
             s, pw_emissive(pw_lambert(.5f, .5f, .5f), 2.0f + (float)i, 6.0f - .5f * (float)i, 3.0f));
-        assert_int_equal(pw_scene_add_sphere(s, v3(2.0f * cosf(a), 1.2f, -1.5f + 1.5f * sinf(a)), 0.15f, m), PW_OK);
+        assert_int_equal(pw_scene_push_sphere(s, v3(2.0f * cosf(a), 1.2f, -1.5f + 1.5f * sinf(a)), 0.15f, m), PW_OK);
     }
     for (int i = 9; i < n_spheres; i++) {
         float x = -2.5f + 0.9f * (float)(i % 7), z = -0.5f - 0.9f * (float)(i / 7);
-        assert_int_equal(pw_scene_add_sphere(s, v3(x, -0.2f, z), 0.3f, mats[i % 3]), PW_OK);
+        assert_int_equal(pw_scene_push_sphere(s, v3(x, -0.2f, z), 0.3f, mats[i % 3]), PW_OK);
     }
     s->cam.look_from = v3(0, 2, 3);
     s->cam.look_at = v3(0, 0, -1);

@@ -114,7 +114,7 @@ static void wrap_modes(void **state)
 static void srgb_decoding(void **state)
 {
     (void)state;
-    pw_scene *s = pw_scene_new("srgb");
+    pw_scene *s = pw_scene_alloc("srgb");
     const unsigned char codes[6] = {0, 64, 128, 188, 255, 255};
     uint32_t t;
     assert_int_equal(pw_scene_add_texture_srgb8(s, codes, 2, 1, 0, NULL, &t), PW_OK);
@@ -147,7 +147,7 @@ static void texture_cache(void **state)
     snprintf(path, sizeof path, "/tmp/pw_tex_cache_%d.png", (int)getpid());
     const unsigned char px[12] = {255, 0, 0, 0, 255, 0, 0, 0, 255, 128, 128, 128};
     assert_true(stbi_write_png(path, 2, 2, 3, px, 6));
-    pw_scene *s = pw_scene_new("cache");
+    pw_scene *s = pw_scene_alloc("cache");
     uint32_t a, b, c;
     assert_int_equal(pw_scene_load_texture(s, path, PW_WRAP_UV(PW_WRAP_REPEAT, PW_WRAP_REPEAT), &a), PW_OK);
     assert_int_equal(pw_scene_load_texture(s, path, PW_WRAP_UV(PW_WRAP_REPEAT, PW_WRAP_REPEAT), &b), PW_OK);
@@ -214,7 +214,7 @@ static void sphere_uv(void **state)
  * reflects exactly its albedo, with no noise. */
 static pw_scene *white_sky_scene(const char *name)
 {
-    pw_scene *s = pw_scene_new(name);
+    pw_scene *s = pw_scene_alloc(name);
     s->env.type = PW_ENV_CONSTANT;
     s->env.top = s->env.bottom = v3s(1.0f);
     s->env.scale = 1.0f;
@@ -270,7 +270,7 @@ static void textured_quad_render(void **state)
     pw_material m = pw_lambert(1, 1, 1);
     PW_MAT_SET_ALBEDO_TEX(&m, tex);
     assert_true(PW_MAT_HAS_ALBEDO_TEX(&m) && PW_MAT_ALBEDO_TEX(&m) == tex);
-    uint32_t mat = pw_scene_add_material(s, m);
+    uint32_t mat = pw_scene_push_material(s, m);
     pw_vec3 p[4] = {v3(-1, -1, 0), v3(1, -1, 0), v3(1, 1, 0), v3(-1, 1, 0)};
     const float uv[8] = {0, 0, 1, 0, 1, 1, 0, 1};
     uint32_t base = pw_scene_add_vertices(s, p, NULL, 4);
@@ -323,7 +323,7 @@ static void textured_sphere_render(void **state)
                      PW_OK);
     pw_material m = pw_lambert(0.5f, 1.0f, 1.0f); /* the factor multiplies the texel */
     PW_MAT_SET_ALBEDO_TEX(&m, tex);
-    assert_int_equal(pw_scene_add_sphere(s, v3s(0.0f), 1.0f, pw_scene_add_material(s, m)), PW_OK);
+    assert_int_equal(pw_scene_push_sphere(s, v3s(0.0f), 1.0f, pw_scene_push_material(s, m)), PW_OK);
     s->cam.look_from = v3(0, 0, 4);
     test_render o = {RENDER_SIZE, RENDER_SIZE, 4, 8, 3, PW_LIGHT_MODE_MIS, 1, 2};
     float *rgb = test_render_image(s, &o);

@@ -195,11 +195,10 @@ void pw_renderer_free(pw_renderer *r)
     free(r);
 }
 
-pw_status pw_renderer_render(pw_renderer *r, int spp)
+/* One call of the backend: spp more samples in every pixel, its time
+ * added to the statistics. */
+static pw_status render_pass(pw_renderer *r, int spp)
 {
-    if (spp < 1 || spp > (1 << 24))
-        return pw_fail(PW_ERR_INVALID_ARGUMENT, "samples per pixel %d is out of range (1..%d)", spp, 1 << 24);
-    r->cancel = 0; /* a cancel stops the call in progress, not every later one */
     double t0 = pw_now_seconds();
     pw_status st;
     switch (r->backend) {
@@ -221,6 +220,64 @@ pw_status pw_renderer_render(pw_renderer *r, int spp)
     if (r->backend == PW_BACKEND_CPU || r->backend == PW_BACKEND_CPU_WAVE)
         r->stats.device_seconds += dt;
     return st;
+}
+
+/* Passes grow (1, 2, 4, ... samples a pixel) while one takes less than
+ * this, so that a progress bar moves a few times a second while a fast
+ * GPU's per-launch costs stay small. */
+#define PROGRESS_PASS_SECONDS 0.1
+
+/* spp samples in passes, the progress callback called after each. It is
+ * read once, so a callback that replaces itself takes effect next call. */
+static pw_status render_with_progress(pw_renderer *r, int spp)
+{
+    pw_progress_fn fn = r->progress;
+    void *user = r->progress_user;
+    int done = 0, pass = 1;
+    while (done < spp) {
+        int n = pass < spp - done ? pass : spp - done;
+        double t0 = pw_now_seconds();
+        pw_status st = render_pass(r, n);
+        if (st != PW_OK)
+            return st;
+        if (pw_now_seconds() - t0 < PROGRESS_PASS_SECONDS && pass <= spp / 2)
+            pass *= 2;
+        done += n;
+        int stop = fn(done, spp, user) != 0;
+        if (done == spp)
+            break; /* nothing is left to stop */
+        if (stop) {
+            r->cancel = 1;
+            return pw_fail(PW_ERR_INTERRUPTED, "render stopped by the progress callback after %d of %d samples per "
+                           "pixel", done, spp);
+        }
+        if (r->cancel) /* pw_renderer_cancel between passes, from the callback or a signal */
+            return pw_fail(PW_ERR_INTERRUPTED, "render interrupted");
+    }
+    return PW_OK;
+}
+
+pw_status pw_renderer_render(pw_renderer *r, int spp)
+{
+    if (spp < 1 || spp > (1 << 24))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "samples per pixel %d is out of range (1..%d)", spp, 1 << 24);
+    if (r->rendering)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "pw_renderer_render: called from the renderer's own progress "
+                       "callback");
+    r->cancel = 0; /* a cancel stops the call in progress, not every later one */
+    r->rendering = 1;
+    pw_status st = r->progress ? render_with_progress(r, spp) : render_pass(r, spp);
+    r->rendering = 0;
+    return st;
+}
+
+pw_status pw_renderer_set_progress(pw_renderer *r, pw_progress_fn fn, void *user)
+{
+    if (!r)
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "pw_renderer_set_progress: renderer is NULL");
+    r->progress = fn;
+    r->progress_user = fn ? user : NULL;
+    return PW_OK;
 }
 
 void pw_renderer_cancel(pw_renderer *r) { r->cancel = 1; }

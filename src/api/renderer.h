@@ -28,6 +28,9 @@ struct pw_renderer {
     void *cpu_wave;         /* CPU wavefront: path state and queues */
     pw_stage_stats stage[PW_STATS_BOUNCES];
     int stage_rows;
+    pw_progress_fn progress; /* pw_renderer_set_progress: called between passes, or NULL */
+    void *progress_user;
+    int rendering;           /* inside pw_renderer_render: a progress callback may not render again */
 };
 
 /* CPU megakernel: adds spp samples to every pixel with all threads. */

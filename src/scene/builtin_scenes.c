@@ -31,10 +31,10 @@ typedef pw_status (*scene_fn)(pw_scene *s);
 
 static pw_status sphere(pw_scene *s, float x, float y, float z, float r, pw_material m)
 {
-    uint32_t id = pw_scene_add_material(s, m);
+    uint32_t id = pw_scene_push_material(s, m);
     if (id == UINT32_MAX)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
-    return pw_scene_add_sphere(s, v3(x, y, z), r, id);
+    return pw_scene_push_sphere(s, v3(x, y, z), r, id);
 }
 
 /* The sphere scenes' shared setup: a thin-lens camera looking at the
@@ -170,10 +170,10 @@ static pw_status add_mesh(pw_scene *s, const float *p, uint32_t nv, const uint32
 
 static pw_status build_cornell(pw_scene *s)
 {
-    uint32_t white = pw_scene_add_material(s, pw_lambert(0.725f, 0.71f, 0.68f));
-    uint32_t red = pw_scene_add_material(s, pw_lambert(0.63f, 0.065f, 0.05f));
-    uint32_t green = pw_scene_add_material(s, pw_lambert(0.14f, 0.45f, 0.091f));
-    uint32_t light = pw_scene_add_material(s, pw_emissive(pw_lambert(0, 0, 0), 17, 12, 4));
+    uint32_t white = pw_scene_push_material(s, pw_lambert(0.725f, 0.71f, 0.68f));
+    uint32_t red = pw_scene_push_material(s, pw_lambert(0.63f, 0.065f, 0.05f));
+    uint32_t green = pw_scene_push_material(s, pw_lambert(0.14f, 0.45f, 0.091f));
+    uint32_t light = pw_scene_push_material(s, pw_emissive(pw_lambert(0, 0, 0), 17, 12, 4));
     if (white == UINT32_MAX || red == UINT32_MAX || green == UINT32_MAX || light == UINT32_MAX)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
     pw_status st = PW_OK;
@@ -248,7 +248,7 @@ pw_status pw_scene_builtin(const char *name, pw_scene **out)
     if (!builtins[i].generate && colon)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "scene '%.*s' takes no parameter, got '%s'", (int)(colon - name), name,
                        name);
-    pw_scene *s = pw_scene_new(name);
+    pw_scene *s = pw_scene_alloc(name);
     if (!s)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
     pw_status st = builtins[i].generate ? builtins[i].generate(s, colon + 1) : builtins[i].build(s);

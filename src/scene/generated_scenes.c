@@ -79,7 +79,7 @@ static pw_status build_terrain(pw_scene *s, uint64_t n)
         }
     uint32_t base = pw_scene_add_vertices(s, p, NULL, (uint32_t)nv);
     free(p);
-    uint32_t mat = pw_scene_add_material(s, pw_lambert(0.45f, 0.5f, 0.35f));
+    uint32_t mat = pw_scene_push_material(s, pw_lambert(0.45f, 0.5f, 0.35f));
     if (base == UINT32_MAX || mat == UINT32_MAX)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
     for (uint64_t t = 0; t < n; t++) {
@@ -145,7 +145,7 @@ static pw_status add_copy(pw_scene *s, const pw_scene *m, uint32_t k, uint32_t s
 static pw_status add_ground(pw_scene *s, float half)
 {
     pw_vec3 g[4] = {v3(-half, 0, -half), v3(half, 0, -half), v3(half, 0, half), v3(-half, 0, half)};
-    uint32_t mat = pw_scene_add_material(s, pw_lambert(0.5f, 0.5f, 0.5f));
+    uint32_t mat = pw_scene_push_material(s, pw_lambert(0.5f, 0.5f, 0.5f));
     uint32_t b = pw_scene_add_vertices(s, g, NULL, 4);
     if (mat == UINT32_MAX || b == UINT32_MAX)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
@@ -169,7 +169,7 @@ static pw_status add_mixed_materials(pw_scene *s, uint32_t mats[N_MIXED])
         pw_metallic_roughness(v3(0.7f, 0.1f, 0.1f), 0.0f, 0.4f),
     };
     for (int i = 0; i < N_MIXED; i++)
-        if ((mats[i] = pw_scene_add_material(s, m[i])) == UINT32_MAX)
+        if ((mats[i] = pw_scene_push_material(s, m[i])) == UINT32_MAX)
             return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
     return PW_OK;
 }
@@ -189,7 +189,7 @@ static pw_status build_bunnies(pw_scene *s, const pw_scene *m, uint32_t k, int m
     pw_status st = PW_OK;
     if (mixed)
         st = add_mixed_materials(s, mats);
-    else if ((mats[0] = pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f))) == UINT32_MAX)
+    else if ((mats[0] = pw_scene_push_material(s, pw_lambert(0.8f, 0.8f, 0.8f))) == UINT32_MAX)
         st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", s->name);
     pw_vec3 *bp = malloc((size_t)m->n_verts * sizeof *bp), *bn = malloc((size_t)m->n_verts * sizeof *bn);
     if (st == PW_OK && !(bp && bn))

@@ -283,7 +283,7 @@ static void scene_warning(const char *msg, void *scene) { pw_scene_warn(scene, "
  * such a file gets: Lambert 0.8. */
 static pw_status add_ply_mesh(pw_scene *s, const char *path, const pw_ply_mesh *m)
 {
-    uint32_t mat = pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f));
+    uint32_t mat = pw_scene_push_material(s, pw_lambert(0.8f, 0.8f, 0.8f));
     uint32_t base = mat == UINT32_MAX ? UINT32_MAX : pw_scene_add_vertices(s, m->pos, m->nrm, m->n_verts);
     if (base == UINT32_MAX)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
@@ -299,7 +299,7 @@ static pw_status add_ply_mesh(pw_scene *s, const char *path, const pw_ply_mesh *
  * damaged files assimp aborts on; an automatic camera and the sky. */
 static pw_status load_ply(const char *path, pw_scene **out)
 {
-    pw_scene *s = pw_scene_new(path);
+    pw_scene *s = pw_scene_alloc(path);
     if (!s)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     pw_ply_mesh m;
@@ -340,7 +340,7 @@ static pw_status check_mtl(const char *path, const pw_bytes *b)
  * file itself (gltf_model.h). */
 static pw_status load_mesh_file(const char *path, const pw_load_options *opts, pw_scene **out)
 {
-    pw_scene *s = pw_scene_new(path);
+    pw_scene *s = pw_scene_alloc(path);
     if (!s)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     pw_gltf_model model, *gltf = NULL;
@@ -398,10 +398,10 @@ static pw_status load_mesh_file(const char *path, const pw_load_options *opts, p
         if ((st = convert_material(s, path, as, as->mMaterials[i], pw_gltf_model_material(gltf, i), &m)) != PW_OK)
             break;
         emits |= pw_material_is_light(&m);
-        if (pw_scene_add_material(s, m) == UINT32_MAX)
+        if (pw_scene_push_material(s, m) == UINT32_MAX)
             st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
-    if (st == PW_OK && as->mNumMaterials == 0 && pw_scene_add_material(s, pw_lambert(0.8f, 0.8f, 0.8f)) == UINT32_MAX)
+    if (st == PW_OK && as->mNumMaterials == 0 && pw_scene_push_material(s, pw_lambert(0.8f, 0.8f, 0.8f)) == UINT32_MAX)
         st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     if (st == PW_OK)
         st = pw_mesh_walk(s, path, as, mat_base, gltf);

@@ -10,7 +10,7 @@
 #include "geom/ray.h"
 #include "shade/bsdf.h"
 
-pw_scene *pw_scene_new(const char *name)
+pw_scene *pw_scene_alloc(const char *name)
 {
     pw_scene *s = calloc(1, sizeof *s);
     if (!s)
@@ -58,7 +58,7 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
     return 1;
 }
 
-uint32_t pw_scene_add_material(pw_scene *s, pw_material m)
+uint32_t pw_scene_push_material(pw_scene *s, pw_material m)
 {
     if (!grow((void **)&s->mats, &s->cap_mats, s->n_mats + 1, sizeof *s->mats))
         return UINT32_MAX;
@@ -66,7 +66,7 @@ uint32_t pw_scene_add_material(pw_scene *s, pw_material m)
     return s->n_mats++;
 }
 
-pw_status pw_scene_add_sphere(pw_scene *s, pw_vec3 c, float r, uint32_t mat)
+pw_status pw_scene_push_sphere(pw_scene *s, pw_vec3 c, float r, uint32_t mat)
 {
     uint32_t cap = s->cap_spheres;
     if (!grow((void **)&s->spheres, &cap, s->n_spheres + 1, sizeof *s->spheres) ||

@@ -77,9 +77,9 @@ struct pw_scene {
     pw_light_table lights;
 };
 
-pw_scene *pw_scene_new(const char *name);
-uint32_t pw_scene_add_material(pw_scene *s, pw_material m);
-pw_status pw_scene_add_sphere(pw_scene *s, pw_vec3 c, float r, uint32_t mat);
+pw_scene *pw_scene_alloc(const char *name);
+uint32_t pw_scene_push_material(pw_scene *s, pw_material m);
+pw_status pw_scene_push_sphere(pw_scene *s, pw_vec3 c, float r, uint32_t mat);
 /* Appends vertices; returns the index of the first, or UINT32_MAX on failure. */
 uint32_t pw_scene_add_vertices(pw_scene *s, const pw_vec3 *p, const pw_vec3 *n, uint32_t count);
 /* Texture coordinates (u, v pairs) of vertices [first, first + count). */

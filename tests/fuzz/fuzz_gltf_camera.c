@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(b.data, data + 1, size - 1);
     b.data[size - 1] = '\0';
     pw_gltf_doc d;
-    pw_scene *s = pw_scene_new("fuzz");
+    pw_scene *s = pw_scene_alloc("fuzz");
     if (pw_gltf_doc_parse(data[0] & 1 ? "/nonexistent/in.glb" : "/nonexistent/in.gltf", b, &d) == PW_OK) {
         read_doc(&d, s);
         pw_gltf_doc_close(&d);

@@ -283,8 +283,8 @@ static void test_agree_envmap(void **state)
 static void check_with_gold_sphere(const char *name, pw_vec3 c, int w, int h, int spp)
 {
     pw_scene *s = builtin(name);
-    uint32_t gold = pw_scene_add_material(s, pw_conductor(v3(0.18f, 0.42f, 1.37f), v3(3.42f, 2.35f, 1.77f), 0.3f));
-    assert_int_equal(pw_scene_add_sphere(s, c, 0.3f, gold), PW_OK);
+    uint32_t gold = pw_scene_push_material(s, pw_conductor(v3(0.18f, 0.42f, 1.37f), v3(3.42f, 2.35f, 1.77f), 0.3f));
+    assert_int_equal(pw_scene_push_sphere(s, c, 0.3f, gold), PW_OK);
     char label[64];
     snprintf(label, sizeof label, "%s with a gold GGX sphere", name);
     check_agreement(label, s, w, h, spp);
@@ -336,7 +336,7 @@ static void test_agree_textures(void **state)
     }
     pw_vec3 ext = v3_sub(hi, lo), c = v3_scale(v3_add(lo, hi), 0.5f);
     pw_vec3 at = v3_add(c, v3(-0.3f * ext.x, -0.25f * ext.y, 0.6f * ext.z));
-    assert_int_equal(pw_scene_add_sphere(s, at, 0.2f * ext.y, pw_scene_add_material(s, m)), PW_OK);
+    assert_int_equal(pw_scene_push_sphere(s, at, 0.2f * ext.y, pw_scene_push_material(s, m)), PW_OK);
     check_agreement("textured duck and sphere", s, 128, 96, 4);
     pw_scene_free(s);
 }
@@ -621,13 +621,13 @@ static void test_agree_camera_batches(void **state)
     for (int k = 0; k < 2; k++) {
         pw_scene *s = builtin("toy-small");
         if (k == 1) {
-            uint32_t mirror = pw_scene_add_material(s, pw_metal(.9f, .9f, .9f, 0.0f));
-            uint32_t red = pw_scene_add_material(s, pw_lambert(.8f, .2f, .2f));
+            uint32_t mirror = pw_scene_push_material(s, pw_metal(.9f, .9f, .9f, 0.0f));
+            uint32_t red = pw_scene_push_material(s, pw_lambert(.8f, .2f, .2f));
             const float spheres[6][4] = {{0.7f, 2.0f, 3.0f, 0.4f}, {-0.6f, 1.6f, 3.2f, 0.5f},
                                          {0.0f, 2.0f, 5.0f, 1.0f}, {2.9f, 0.3f, 0.0f, 0.4f},
                                          {-2.9f, 0.3f, 0.2f, 0.4f}, {0.0f, 0.6f, -1.0f, 0.3f}};
             for (int i = 0; i < 6; i++)
-                assert_int_equal(pw_scene_add_sphere(s, v3(spheres[i][0], spheres[i][1], spheres[i][2]), spheres[i][3],
+                assert_int_equal(pw_scene_push_sphere(s, v3(spheres[i][0], spheres[i][1], spheres[i][2]), spheres[i][3],
                                                      i % 2 ? mirror : red),
                                  PW_OK);
             pw_camera_params c;

@@ -562,7 +562,7 @@ pw_status pbrt_shape_material(pbrt_ctx *c, uint32_t *out)
     uint32_t base = c->gs.material;
     if (base == UINT32_MAX) {
         if (c->default_mat == UINT32_MAX &&
-            (c->default_mat = pw_scene_add_material(c->scene, pw_lambert(0.5f, 0.5f, 0.5f))) == UINT32_MAX)
+            (c->default_mat = pw_scene_push_material(c->scene, pw_lambert(0.5f, 0.5f, 0.5f))) == UINT32_MAX)
             return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory for materials");
         base = c->default_mat;
     }
@@ -579,7 +579,7 @@ pw_status pbrt_shape_material(pbrt_ctx *c, uint32_t *out)
     pw_material m = pw_emissive(c->scene->mats[base], a->L.x, a->L.y, a->L.z);
     if (a->two_sided)
         m.flags |= PW_MATF_TWO_SIDED;
-    uint32_t idx = pw_scene_add_material(c->scene, m);
+    uint32_t idx = pw_scene_push_material(c->scene, m);
     if (idx == UINT32_MAX)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory for materials");
     c->em_valid = 1;

@@ -379,7 +379,7 @@ static pw_status material_directive(pbrt_ctx *c, pbrt_tokens *ts, const pbrt_tok
     if (st == PW_OK)
         st = pbrt_material(c, type, &ps, &m);
     uint32_t idx = 0;
-    if (st == PW_OK && (idx = pw_scene_add_material(c->scene, m)) == UINT32_MAX)
+    if (st == PW_OK && (idx = pw_scene_push_material(c->scene, m)) == UINT32_MAX)
         st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for materials", d->path);
     if (st == PW_OK && named) {
         st = define_named_material(c, name, idx, d);
@@ -695,7 +695,7 @@ pw_status pw_pbrt_load(const char *path, pw_scene **out)
         snprintf(c.base_dir, sizeof c.base_dir, "%.*s", (int)(slash - path), path);
     if (slash == path)
         snprintf(c.base_dir, sizeof c.base_dir, "/");
-    c.scene = pw_scene_new(path);
+    c.scene = pw_scene_alloc(path);
     if (!c.scene)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     pw_status st = pbrt_parse_main(&c, path);

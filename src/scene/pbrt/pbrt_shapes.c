@@ -339,7 +339,7 @@ static pw_status sphere(pbrt_ctx *c, pbrt_params *ps, const pbrt_mat4 *m, uint32
     float radius = (float)(r * (s[0] + s[1] + s[2]) / 3.0);
     if (!is_finite3(centre) || !(radius > 0.0f) || !isfinite(radius))
         return pbrt_error_at(ps->path, ps->line, ps->col, "sphere: the transformed centre or radius is not finite");
-    if ((st = pw_scene_add_sphere(c->scene, centre, radius, mat)) != PW_OK)
+    if ((st = pw_scene_push_sphere(c->scene, centre, radius, mat)) != PW_OK)
         return st;
     if (!v3_is_zero(c->scene->mats[mat].emission))
         c->emissive_lights++;
