@@ -585,9 +585,20 @@ static void required_extensions(void **state)
     remove_dir(t.dir);
 }
 
-/* KHR_materials_ior: pathwave's metallic-roughness material keeps F0 =
- * 0.04, so an ior other than 1.5 is a warning saying so. */
-static void ior_is_approximated(void **state)
+/* The specular reflectance of a black dielectric metallic-roughness
+ * material at normal incidence, as the BSDF evaluates it: F0 times the
+ * microfacet terms, which do not depend on F0. */
+static float normal_reflectance(pw_material m)
+{
+    m.albedo = v3s(0.0f);
+    float pdf;
+    return pw_mr_eval(&m, v3(0, 0, 1), v3(0, 0, 1), &pdf).x;
+}
+
+/* KHR_materials_ior: the dielectric's F0 = ((ior - 1) / (ior + 1))^2,
+ * 0.0816 for ior 1.8 against glTF's 0.04 for 1.5; the BSDF's reflectance
+ * scales with it. An ior below 1 is a warning, and 1.5 is used. */
+static void ior_sets_f0(void **state)
 {
     (void)state;
     test_dir t;
@@ -595,13 +606,19 @@ static void ior_is_approximated(void **state)
     write_ext_quad(t.dir, "\"KHR_materials_ior\"", "", "\"KHR_materials_ior\":{\"ior\":1.8}");
     pw_scene *s = load_ok(t.path, NULL);
     const char *log;
-    assert_int_equal(warnings_of(s, &log), 1);
-    assert_non_null(strstr(log, "material 0 ('m'): KHR_materials_ior 1.8 approximated"));
-    assert_non_null(strstr(log, "F0 = 0.04 (ior 1.5) instead of 0.08163"));
-    pw_scene_free(s);
-    write_ext_quad(t.dir, "\"KHR_materials_ior\"", "", "\"KHR_materials_ior\":{\"ior\":1.5}");
-    s = load_ok(t.path, NULL);
     assert_int_equal(warnings_of(s, &log), 0);
+    assert_int_equal(s->mats[0].type, PW_MAT_METALLIC_ROUGHNESS);
+    const float f0 = (0.8f / 2.8f) * (0.8f / 2.8f);
+    assert_float_equal(pw_material_dielectric_f0(&s->mats[0]), f0, 1e-6f);
+    pw_material plain = s->mats[0];
+    pw_material_set_dielectric_f0(&plain, 0.04f);
+    assert_float_equal(normal_reflectance(s->mats[0]) / normal_reflectance(plain), f0 / 0.04f, 1e-4f);
+    pw_scene_free(s);
+    write_ext_quad(t.dir, "\"KHR_materials_ior\"", "", "\"KHR_materials_ior\":{\"ior\":0.5}");
+    s = load_ok(t.path, NULL);
+    assert_int_equal(warnings_of(s, &log), 1);
+    assert_non_null(strstr(log, "material 0 ('m'): KHR_materials_ior's ior is not a number from 1 to 10^6 (1.5 is used)"));
+    assert_float_equal(pw_material_dielectric_f0(&s->mats[0]), 0.04f, 0.0f);
     pw_scene_free(s);
     remove_dir(t.dir);
 }
@@ -808,7 +825,7 @@ int main(void)
         cmocka_unit_test(quantized_attributes),
         cmocka_unit_test(unimplemented_extensions_warn),
         cmocka_unit_test(required_extensions),
-        cmocka_unit_test(ior_is_approximated),
+        cmocka_unit_test(ior_sets_f0),
         cmocka_unit_test(percent_encoded_uris),
         cmocka_unit_test(buffer_not_a_file),
         cmocka_unit_test(refused_before_assimp),

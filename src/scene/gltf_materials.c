@@ -6,6 +6,7 @@
 void pw_gltf_material_info_default(pw_gltf_material_info *info)
 {
     info->emissive_strength = 1.0f;
+    info->dielectric_f0 = 0.04f;
     info->uv_channel = 0;
     info->uv_identity = 1;
     const float id[6] = {1, 0, 0, 0, 1, 0};
@@ -93,27 +94,21 @@ static void choose_uv(const pw_gltf_doc *d, pw_scene *s, long m, const cJSON *ma
     pw_gltf_uv_transform(chosen.offset, chosen.rotation, chosen.scale, info->uv);
 }
 
-/* KHR_materials_ior sets the dielectric's F0 = ((ior - 1) / (ior + 1))^2;
- * pw_metallic_roughness has no field for it (F0 0.04, ior 1.5). */
-static void check_ior(const pw_gltf_doc *d, pw_scene *s, long m, const cJSON *mat)
+/* KHR_materials_ior: the dielectric's F0 = ((ior - 1) / (ior + 1))^2. */
+static void read_ior(const pw_gltf_doc *d, pw_scene *s, long m, const cJSON *mat, pw_gltf_material_info *info)
 {
     const cJSON *x = pw_gltf_extension(mat, "KHR_materials_ior");
     if (!x)
         return;
     int bad = 0;
     double ior = pw_gltf_number(x, "ior", 1.5, &bad);
-    const char *name = pw_gltf_string(mat, "name", "");
-    if (bad || ior < 1.0) {
-        pw_scene_warn(s, "%s: material %ld ('%s'): KHR_materials_ior's ior is not a number of at least 1 (ignored)",
-                      d->path, m, name);
+    if (bad || !(ior >= 1.0) || ior > 1e6) {
+        pw_scene_warn(s, "%s: material %ld ('%s'): KHR_materials_ior's ior is not a number from 1 to 10^6 "
+                      "(1.5 is used)", d->path, m, pw_gltf_string(mat, "name", ""));
         return;
     }
     double f0 = (ior - 1.0) / (ior + 1.0);
-    f0 *= f0;
-    if (fabs(f0 - 0.04) > 1e-6)
-        pw_scene_warn(s, "%s: material %ld ('%s'): KHR_materials_ior %g approximated: pathwave's metallic-roughness "
-                      "material keeps the dielectric reflectance F0 = 0.04 (ior 1.5) instead of %.4g", d->path, m,
-                      name, ior, f0);
+    info->dielectric_f0 = (float)(f0 * f0);
 }
 
 void pw_gltf_material_info_read(const pw_gltf_doc *d, pw_scene *s, long m, pw_gltf_material_info *info)
@@ -133,5 +128,5 @@ void pw_gltf_material_info_read(const pw_gltf_doc *d, pw_scene *s, long m, pw_gl
             info->emissive_strength = (float)k;
     }
     choose_uv(d, s, m, mat, info);
-    check_ior(d, s, m, mat);
+    read_ior(d, s, m, mat, info);
 }

@@ -12,6 +12,7 @@
 
 typedef struct pw_gltf_material_info {
     float emissive_strength; /* multiplies emissiveFactor */
+    float dielectric_f0;     /* KHR_materials_ior's ((ior - 1) / (ior + 1))^2, else 0.04 */
     int uv_channel;          /* the texture coordinates the material's textures use (TEXCOORD_n) */
     int uv_identity;         /* uv below is the identity */
     /* The texture transform in assimp's UV space (v = 1 - glTF's v), which
@@ -22,12 +23,11 @@ typedef struct pw_gltf_material_info {
     float uv[6];
 } pw_gltf_material_info;
 
-/* The identity: strength 1, TEXCOORD_0, no transform. */
+/* The identity: strength 1, F0 0.04, TEXCOORD_0, no transform. */
 void pw_gltf_material_info_default(pw_gltf_material_info *info);
 /* The info of the file's material index m. Warnings through s: textures of
  * the material whose transforms or texCoord differ (one is used, named),
- * an ior that the metallic-roughness material cannot show, values out of
- * range. */
+ * values out of range. */
 void pw_gltf_material_info_read(const pw_gltf_doc *doc, pw_scene *s, long m, pw_gltf_material_info *info);
 
 /* A texture transform (glTF's offset, rotation, scale) as the affine map

@@ -192,6 +192,8 @@ static pw_status convert_material(pw_scene *s, const char *model, const struct a
         aiGetMaterialColor(am, AI_MATKEY_BASE_COLOR, &base);
         aiGetMaterialFloat(am, AI_MATKEY_ROUGHNESS_FACTOR, &roughness);
         *out = pw_metallic_roughness(v3(base.r, base.g, base.b), metallic, roughness);
+        if (gi)
+            pw_material_set_dielectric_f0(out, gi->dielectric_f0); /* KHR_materials_ior */
     } else {
         *out = phong_material(am, v3(kd.r, kd.g, kd.b), v3(ks.r, ks.g, ks.b), &glass);
     }

@@ -341,6 +341,7 @@ pw_material pw_metallic_roughness(pw_vec3 base_color, float metallic, float roug
     roughness = roughness < 0.0f ? 0.0f : (roughness > 1.0f ? 1.0f : roughness);
     m.roughness = roughness * roughness;
     m.eta.x = metallic; /* read through pw_material_metallic */
+    pw_material_set_dielectric_f0(&m, 0.04f);
     return m;
 }
 

@@ -39,13 +39,20 @@ typedef struct pw_material {
     float ior;        /*  4: dielectric index of refraction (outside is 1) */
     uint32_t flags;   /*  4 */
     pw_vec3 eta, k;   /* 24: conductor's complex index of refraction per channel;
-                       *     metallic-roughness keeps metallic in eta.x (pw_material_metallic),
+                       *     metallic-roughness keeps metallic in eta.x (pw_material_metallic)
+                       *     and its dielectric F0 in eta.z (pw_material_dielectric_f0),
                        *     as only the conductor reads eta and k */
 } pw_material;
 PW_SIZE_CHECK(pw_material, 64);
 
 /* PW_MAT_METALLIC_ROUGHNESS: the glTF metallic factor, 0 (dielectric) to 1 (metal). */
 PW_HD float pw_material_metallic(const pw_material *m) { return m->eta.x; }
+/* PW_MAT_METALLIC_ROUGHNESS: the dielectric's reflectance at normal
+ * incidence, ((ior - 1) / (ior + 1))^2: glTF's 0.04 (ior 1.5) unless
+ * KHR_materials_ior says otherwise. Kept in eta.z, which that type does
+ * not otherwise read. */
+PW_HD float pw_material_dielectric_f0(const pw_material *m) { return m->eta.z; }
+PW_HD void pw_material_set_dielectric_f0(pw_material *m, float f0) { m->eta.z = f0; }
 
 #define PW_MATF_TWO_SIDED 1u
 

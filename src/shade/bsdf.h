@@ -239,7 +239,8 @@ PW_HD int pw_rough_dielectric_sample(const pw_material *m, pw_vec3 wo, float eta
 
 /* ---- glTF 2.0 metallic-roughness (the core BRDF of the glTF 2.0
  * specification, appendix B, in the form of its implementation notes):
- * GGX specular with Schlick's Fresnel, F0 = lerp(0.04, base, metallic),
+ * GGX specular with Schlick's Fresnel, F0 = lerp(dielectric F0, base,
+ * metallic) with the dielectric's 0.04 unless KHR_materials_ior changes it,
  * plus Lambert diffuse of base (1 - metallic) weighted by 1 - F. albedo is
  * the base colour, roughness the GGX alpha (glTF roughness squared). Local
  * frame as the conductor's. */
@@ -250,7 +251,7 @@ PW_HD int pw_rough_dielectric_sample(const pw_material *m, pw_vec3 wo, float eta
 PW_HD float pw_mr_specular_prob(const pw_material *m, float cos_o)
 {
     float metallic = pw_material_metallic(m);
-    pw_vec3 f = pw_fresnel_schlick(cos_o, v3_lerp(v3s(0.04f), m->albedo, metallic));
+    pw_vec3 f = pw_fresnel_schlick(cos_o, v3_lerp(v3s(pw_material_dielectric_f0(m)), m->albedo, metallic));
     float ws = v3_luminance(f);
     float wd = v3_luminance(v3_mul(v3_sub(v3s(1.0f), f), m->albedo)) * (1.0f - metallic);
     if (wd <= 0.0f)
@@ -266,7 +267,7 @@ PW_HD pw_vec3 pw_mr_eval(const pw_material *m, pw_vec3 wo, pw_vec3 wl, float *pd
         return v3s(0.0f);
     float a = pw_maxf(m->roughness, PW_GGX_MIN_ALPHA), metallic = pw_material_metallic(m);
     pw_vec3 h = v3_norm(v3_add(wo, wl));
-    pw_vec3 f = pw_fresnel_schlick(v3_dot(wo, h), v3_lerp(v3s(0.04f), m->albedo, metallic));
+    pw_vec3 f = pw_fresnel_schlick(v3_dot(wo, h), v3_lerp(v3s(pw_material_dielectric_f0(m)), m->albedo, metallic));
     float dh = pw_ggx_d(h, a), ps = pw_mr_specular_prob(m, wo.z);
     *pdf = ps * pw_ggx_g1(wo, a) * dh / (4.0f * wo.z) + (1.0f - ps) * wl.z * PW_INV_PI;
     pw_vec3 spec = v3_scale(f, dh * pw_ggx_g2(wo, wl, a) / (4.0f * wo.z));
