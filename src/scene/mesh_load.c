@@ -269,6 +269,19 @@ static pw_status check_finite(const struct aiScene *as, const char *path)
     return PW_OK;
 }
 
+/* How every mesh file's load ends: a file without triangles is an error,
+ * else the automatic camera frames it; s is freed on failure. */
+static pw_status frame_loaded(pw_scene *s, const char *path, pw_status st)
+{
+    if (st == PW_OK && s->n_tris == 0)
+        st = pw_fail(PW_ERR_FORMAT, "%s: the file has no triangles", path);
+    if (st == PW_OK)
+        st = frame_model(s, path);
+    if (st != PW_OK)
+        pw_scene_free(s);
+    return st;
+}
+
 /* A sky white at the horizon and blue overhead (the toy scene's) gives
  * shape to a model that nothing in the file lights. */
 static void add_sky(pw_scene *s)
@@ -309,14 +322,8 @@ static pw_status load_ply(const char *path, pw_scene **out)
     if (st == PW_OK)
         st = add_ply_mesh(s, path, &m);
     pw_ply_free(&m);
-    if (st == PW_OK && s->n_tris == 0)
-        st = pw_fail(PW_ERR_FORMAT, "%s: the file has no triangles", path);
-    if (st == PW_OK)
-        st = frame_model(s, path);
-    if (st != PW_OK) {
-        pw_scene_free(s);
+    if ((st = frame_loaded(s, path, st)) != PW_OK)
         return st;
-    }
     add_sky(s);
     *out = s;
     return PW_OK;
@@ -413,14 +420,8 @@ static pw_status load_mesh_file(const char *path, const pw_load_options *opts, p
         st = pw_gltf_add_lights(&gltf->doc, &gltf->tree, s, &lit);
     if (gltf)
         pw_gltf_model_close(gltf);
-    if (st == PW_OK && s->n_tris == 0)
-        st = pw_fail(PW_ERR_FORMAT, "%s: the file has no triangles", path);
-    if (st == PW_OK)
-        st = frame_model(s, path);
-    if (st != PW_OK) {
-        pw_scene_free(s);
+    if ((st = frame_loaded(s, path, st)) != PW_OK)
         return st;
-    }
     if (file_camera)
         s->cam = cam;
     if (!emits && !lit)

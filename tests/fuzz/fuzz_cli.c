@@ -14,14 +14,9 @@
 
 #include "cli/options.h"
 #include "pathwave.h"
+#include "fuzz_common.h"
 
 #define MAX_ARGS 64
-
-static void quiet(const char *msg, void *user)
-{
-    (void)msg;
-    (void)user;
-}
 
 /* cli_parse's messages go to /dev/null while it runs; libFuzzer's own
  * report needs stderr back afterwards. */
@@ -31,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    pw_set_warning_handler(quiet, NULL);
+    pw_set_warning_handler(fuzz_quiet, NULL);
     devnull = open("/dev/null", O_WRONLY);
     saved_stderr = dup(2);
     if (devnull < 0 || saved_stderr < 0)

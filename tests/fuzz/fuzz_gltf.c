@@ -13,14 +13,9 @@
 #include <unistd.h>
 
 #include "pathwave.h"
+#include "fuzz_common.h"
 
 static char dir[64], glb[96], gltf[96];
-
-static void quiet(const char *msg, void *user)
-{
-    (void)msg;
-    (void)user;
-}
 
 static void remove_inputs(void)
 {
@@ -33,13 +28,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    snprintf(dir, sizeof dir, "/tmp/pw_fuzz_gltf_%d", (int)getpid());
-    if (mkdir(dir, 0700) != 0 && access(dir, W_OK) != 0)
-        abort();
+    fuzz_scratch_dir(dir, sizeof dir, "gltf");
     snprintf(glb, sizeof glb, "%s/in.glb", dir);
     snprintf(gltf, sizeof gltf, "%s/in.gltf", dir);
     atexit(remove_inputs);
-    pw_set_warning_handler(quiet, NULL);
+    pw_set_warning_handler(fuzz_quiet, NULL);
     return 0;
 }
 

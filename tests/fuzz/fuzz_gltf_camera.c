@@ -16,18 +16,13 @@
 #include "scene/gltf_instancing.h"
 #include "scene/gltf_lights.h"
 #include "scene/gltf_materials.h"
-
-static void quiet(const char *msg, void *user)
-{
-    (void)msg;
-    (void)user;
-}
+#include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    pw_set_warning_handler(quiet, NULL);
+    pw_set_warning_handler(fuzz_quiet, NULL);
     return 0;
 }
 

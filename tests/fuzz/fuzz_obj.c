@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pathwave.h"
+#include "fuzz_common.h"
 
 static const char marker[] = "#--mtl--\n";
 static char dir[64], obj_path[96], mtl_path[96];
@@ -23,22 +24,14 @@ static void remove_files(void)
     rmdir(dir);
 }
 
-static void quiet(const char *msg, void *user)
-{
-    (void)msg;
-    (void)user;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    snprintf(dir, sizeof dir, "/tmp/pw_fuzz_obj_%d", (int)getpid());
-    if (mkdir(dir, 0700) != 0 && access(dir, W_OK) != 0)
-        abort();
+    fuzz_scratch_dir(dir, sizeof dir, "obj");
     snprintf(obj_path, sizeof obj_path, "%s/m.obj", dir);
     snprintf(mtl_path, sizeof mtl_path, "%s/m.mtl", dir);
-    pw_set_warning_handler(quiet, NULL);
+    pw_set_warning_handler(fuzz_quiet, NULL);
     atexit(remove_files);
     return 0;
 }

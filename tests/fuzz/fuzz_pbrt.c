@@ -14,26 +14,19 @@
 
 #include "pathwave.h"
 #include "scene/pbrt/pbrt.h"
+#include "fuzz_common.h"
 
 #define EXTRA_FILES 4
 
 static char dir[64], main_path[96];
 
-static void quiet(const char *msg, void *user)
-{
-    (void)msg;
-    (void)user;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    snprintf(dir, sizeof dir, "/tmp/pw_fuzz_pbrt_%d", (int)getpid());
-    if (mkdir(dir, 0700) != 0 && access(dir, W_OK) != 0)
-        abort();
+    fuzz_scratch_dir(dir, sizeof dir, "pbrt");
     snprintf(main_path, sizeof main_path, "%s/main.pbrt", dir);
-    pw_set_warning_handler(quiet, NULL);
+    pw_set_warning_handler(fuzz_quiet, NULL);
     return 0;
 }
 
