@@ -555,8 +555,17 @@ static void stb_formats(void **state)
     for (size_t i = 0; i < sizeof codes; i++)
         assert_true(rgb[i] == pw_srgb_to_linear((float)theirs[i] / 255.0f));
     stbi_image_free(theirs);
-    free(file);
     free(rgb);
+    /* The same file with its scan naming Huffman tables 3, which it never
+     * defines: stb_image 2.27 would decode through uninitialised tables. */
+    size_t sos = 2;
+    while (sos + 5 < n && !(file[sos] == 0xff && file[sos + 1] == 0xda))
+        sos++;
+    assert_true(sos + 5 < n);
+    file[sos + 6] = 0x33; /* the first component's DC and AC tables */
+    assert_int_equal(pw_image_decode("scan.jpg", file, n, &rgb, &w, &h), PW_ERR_FORMAT);
+    assert_error_names("scan.jpg", "a scan uses a Huffman table never defined");
+    free(file);
     float px[6] = {0.0f, 0.5f, 1.0f, 0.25f, 0.75f, 2.0f};
     const char *path = in_dir("two.png");
     assert_int_equal(pw_image_write(path, px, 2, 1, 1.0f, PW_TONEMAP_CLAMP), PW_OK);

@@ -4,7 +4,8 @@
  *
  * - JPEG: a Huffman table (DHT segment) whose 16 code counts add up to
  *   more than 256 is written past arrays of 257 and 256 bytes (later
- *   versions refuse it as "bad DHT header"); a file cut short decodes
+ *   versions refuse it as "bad DHT header"); a scan that names a table no
+ *   DHT defined decodes through uninitialised memory; a file cut short decodes
  *   without complaint, the rest grey; a header may claim far more pixels
  *   than its data can code, which then costs seconds and gigabytes.
  * - PNG: a chunk's length is believed before the bytes are there, so a
@@ -48,8 +49,9 @@ static int standalone(unsigned char m) { return m == 0x00 || m == 0x01 || (m >= 
 static int start_of_frame(unsigned char m) { return m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc; }
 
 /* Whether every table of the DHT segment whose length field is at p has
- * at most 256 codes. */
-static int huffman_tables_fit(const unsigned char *d, size_t n, size_t p)
+ * at most 256 codes; the tables it defines are added to *defined, a bit
+ * for each class (DC 0, AC 1) and id (0 to 3): class * 4 + id. */
+static int huffman_tables_fit(const unsigned char *d, size_t n, size_t p, unsigned *defined)
 {
     long left = (long)get16be(d + p) - 2;
     size_t q = p + 2;
@@ -59,8 +61,34 @@ static int huffman_tables_fit(const unsigned char *d, size_t n, size_t p)
             codes += q + i < n ? d[q + i] : 0;
         if (codes > 256)
             return 0;
+        unsigned tc = q < n ? d[q] : 0;
+        if ((tc >> 4) <= 1 && (tc & 15) <= 3)
+            *defined |= 1u << ((tc >> 4) * 4 + (tc & 15));
         q += 17 + (size_t)codes;
         left -= 17 + codes;
+    }
+    return 1;
+}
+
+/* Whether the scan whose start-of-scan length field is at p uses only
+ * Huffman tables defined before it. stb_image 2.27 leaves the tables of a
+ * freshly allocated decoder uninitialised and decodes through whichever
+ * the scan names, so an undefined one reads past its arrays. A scan with
+ * spectral start 0 decodes DC coefficients, one with an end above 0 AC
+ * ones (a baseline scan both). */
+static int scan_tables_defined(const unsigned char *d, size_t n, size_t p, unsigned defined)
+{
+    if (p + 2 >= n)
+        return 1; /* cut short: the end-of-image check refuses it */
+    unsigned ns = d[p + 2];
+    size_t spectral = p + 3 + 2 * (size_t)ns;
+    if (spectral + 1 >= n)
+        return 1;
+    int dc = d[spectral] == 0, ac = d[spectral + 1] > 0;
+    for (unsigned i = 0; i < ns; i++) {
+        unsigned t = d[p + 4 + 2 * i];
+        if ((dc && !(defined >> (t >> 4) & 1)) || (ac && !(defined >> (4 + (t & 15)) & 1)))
+            return 0;
     }
     return 1;
 }
@@ -69,6 +97,7 @@ static int huffman_tables_fit(const unsigned char *d, size_t n, size_t p)
 static pw_status check_jpeg(const char *name, const unsigned char *d, size_t n, size_t p)
 {
     unsigned long long pixels = 0;
+    unsigned defined = 0;
     while (p + 1 < n) {
         if (d[p] != 0xff || d[p + 1] == 0xff || standalone(d[p + 1])) {
             p++;
@@ -82,8 +111,10 @@ static pw_status check_jpeg(const char *name, const unsigned char *d, size_t n, 
         }
         if (p + 3 >= n)
             break;
-        if (m == 0xc4 && !huffman_tables_fit(d, n, p + 2))
+        if (m == 0xc4 && !huffman_tables_fit(d, n, p + 2, &defined))
             return pw_fail(PW_ERR_FORMAT, "%s: damaged JPEG image (a Huffman table of more than 256 codes)", name);
+        if (m == 0xda && !scan_tables_defined(d, n, p + 2, defined))
+            return pw_fail(PW_ERR_FORMAT, "%s: damaged JPEG image (a scan uses a Huffman table never defined)", name);
         if (start_of_frame(m) && !pixels && p + 8 < n)
             pixels = (unsigned long long)get16be(d + p + 5) * get16be(d + p + 7);
         p += 2 + get16be(d + p + 2);
