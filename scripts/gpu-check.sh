@@ -56,6 +56,8 @@ for b in cuda-mega cuda-wave; do
     step "convergence-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_convergence
     step "pbrt-scenes-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_pbrt_scenes
     step "gltf-materials-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_gltf_materials
+    # Scenes built through the public API, lit by point, distant and spot lights.
+    step "scene-api-$b" env PATHWAVE_TEST_BACKEND=$b $BIN/test_scene_api
 done
 step memcheck-toy compute-sanitizer --tool memcheck --error-exitcode 1 \
     $PW render toy --backend cuda-mega --width 64 --height 36 --spp 2 -q -o "$OUT/memcheck-toy.png"

@@ -27,7 +27,7 @@ rm -rf carry
 mkdir -p carry/bin carry/lib carry/shared/scenes
 cp build-gpu/pathwave build-gpu/tests/gpu/test_gpu build-gpu/tests/test_analytic build-gpu/tests/test_furnace \
    build-gpu/tests/test_texture build-gpu/tests/test_delta_lights build-gpu/tests/test_convergence \
-   build-gpu/tests/test_pbrt_scenes build-gpu/tests/test_gltf_materials carry/bin/
+   build-gpu/tests/test_pbrt_scenes build-gpu/tests/test_gltf_materials build-gpu/tests/test_scene_api carry/bin/
 cp build-gpu/libpathwave.so carry/lib/
 # Symbols off: the device's transfer limit is 64 MiB, working tree included.
 strip carry/bin/* carry/lib/libpathwave.so
