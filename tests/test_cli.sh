@@ -182,6 +182,16 @@ else
     fail "render small.pbrt exited with $?: $(cat "$tmp/err")"
 fi
 
+# The same scene gzipped, as pbrt-v4's scenes ship: read as pbrt, to the
+# same pixels.
+checks=$((checks + 1))
+gzip -c "$tmp/small.pbrt" >"$tmp/small.pbrt.gz"
+if "$PW" render "$tmp/small.pbrt.gz" -o "$tmp/pz.png" >"$tmp/out" 2>"$tmp/err" && cmp -s "$tmp/p.png" "$tmp/pz.png"; then
+    echo "ok: render small.pbrt.gz gives small.pbrt's image"
+else
+    fail "render small.pbrt.gz: exit $?, or not small.pbrt's image: $(cat "$tmp/err")"
+fi
+
 checks=$((checks + 1))
 if "$PW" scenes >"$tmp/out" 2>"$tmp/err" && grep -q '^cornell[[:space:]]' "$tmp/out" &&
     grep -q '^toy-small[[:space:]]' "$tmp/out"; then
