@@ -15,23 +15,15 @@
 #include "pathwave.h"
 #include "fuzz_common.h"
 
-static char dir[64], glb[96], gltf[96];
-
-static void remove_inputs(void)
-{
-    unlink(glb);
-    unlink(gltf);
-    rmdir(dir);
-}
+static char glb[96], gltf[96];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    fuzz_scratch_dir(dir, sizeof dir, "gltf");
+    const char *dir = fuzz_scratch_dir("gltf");
     snprintf(glb, sizeof glb, "%s/in.glb", dir);
     snprintf(gltf, sizeof gltf, "%s/in.gltf", dir);
-    atexit(remove_inputs);
     pw_set_warning_handler(fuzz_quiet, NULL);
     return 0;
 }
@@ -41,22 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     const char *path = data[0] & 1 ? glb : gltf;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    if (size > 1 && fwrite(data + 1, 1, size - 1, f) != size - 1)
-        abort();
-    fclose(f);
+    fuzz_write_file(path, data + 1, size - 1);
     pw_load_options o;
     pw_load_options_default(&o);
     o.ignore_required_extensions = (data[0] & 2) != 0;
     pw_scene *s = NULL;
-    if (pw_scene_load_with(path, &o, &s) == PW_OK) {
-        pw_scene_info info;
-        pw_scene_get_info(s, &info);
-        pw_scene_free(s);
-    } else if (s) {
-        abort(); /* a failed load leaves no scene behind */
-    }
+    pw_status st = pw_scene_load_with(path, &o, &s); /* before s is read */
+    fuzz_check_load(st, s);
     return 0;
 }

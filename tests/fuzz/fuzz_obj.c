@@ -15,33 +15,17 @@
 #include "fuzz_common.h"
 
 static const char marker[] = "#--mtl--\n";
-static char dir[64], obj_path[96], mtl_path[96];
-
-static void remove_files(void)
-{
-    unlink(obj_path);
-    unlink(mtl_path);
-    rmdir(dir);
-}
+static char obj_path[96], mtl_path[96];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    fuzz_scratch_dir(dir, sizeof dir, "obj");
+    const char *dir = fuzz_scratch_dir("obj");
     snprintf(obj_path, sizeof obj_path, "%s/m.obj", dir);
     snprintf(mtl_path, sizeof mtl_path, "%s/m.mtl", dir);
     pw_set_warning_handler(fuzz_quiet, NULL);
-    atexit(remove_files);
     return 0;
-}
-
-static void write_file(const char *path, const uint8_t *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || (n && fwrite(data, 1, n, f) != n))
-        abort();
-    fclose(f);
 }
 
 /* The first line that is the marker, or NULL. */
@@ -58,15 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const uint8_t *cut = find_marker(data, size);
     size_t obj_len = cut ? (size_t)(cut - data) : size, mtl_start = cut ? obj_len + sizeof marker - 1 : size;
-    write_file(obj_path, data, obj_len);
-    write_file(mtl_path, data + mtl_start, size - mtl_start);
+    fuzz_write_file(obj_path, data, obj_len);
+    fuzz_write_file(mtl_path, data + mtl_start, size - mtl_start);
     pw_scene *s = NULL;
-    if (pw_scene_load(obj_path, &s) == PW_OK) {
-        pw_scene_info info;
-        pw_scene_get_info(s, &info);
-        pw_scene_free(s);
-    } else if (s) {
-        abort(); /* a failed load leaves no scene behind */
-    }
+    pw_status st = pw_scene_load(obj_path, &s); /* before s is read */
+    fuzz_check_load(st, s);
     return 0;
 }

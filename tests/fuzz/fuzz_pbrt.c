@@ -18,24 +18,17 @@
 
 #define EXTRA_FILES 4
 
-static char dir[64], main_path[96];
+static const char *dir;
+static char main_path[96];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    fuzz_scratch_dir(dir, sizeof dir, "pbrt");
+    dir = fuzz_scratch_dir("pbrt");
     snprintf(main_path, sizeof main_path, "%s/main.pbrt", dir);
     pw_set_warning_handler(fuzz_quiet, NULL);
     return 0;
-}
-
-static void write_part(const char *path, const uint8_t *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || (size && fwrite(data, 1, size, f) != size))
-        abort();
-    fclose(f);
 }
 
 /* The start of the next "\n#file K\n" line at or after from, or size. */
@@ -69,7 +62,7 @@ static void write_files(const uint8_t *data, size_t size)
             snprintf(path, sizeof path, "%s", main_path);
         else
             snprintf(path, sizeof path, "%s/%d.pbrt", dir, k);
-        write_part(path, data + at, end - at);
+        fuzz_write_file(path, data + at, end - at);
         if (end == size)
             return;
         k = next_k;
@@ -81,13 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     write_files(data, size);
     pw_scene *s = NULL;
-    if (pw_pbrt_load(main_path, &s) == PW_OK) {
-        /* A scene that loads must also pass the checks a render starts with. */
-        pw_scene_info info;
-        pw_scene_get_info(s, &info);
-        pw_scene_free(s);
-    } else if (s) {
-        abort(); /* a failed load leaves no scene behind */
-    }
+    pw_status st = pw_pbrt_load(main_path, &s); /* before s is read */
+    fuzz_check_load(st, s);
     return 0;
 }
