@@ -234,8 +234,9 @@ typedef struct pw_light_desc {
                            * distant, the irradiance (W/m^2) of a surface facing the light */
     float position[3];    /* point and spot */
     float direction[3];   /* distant and spot: where the light travels (any length but zero) */
-    float cone_angle_deg; /* spot: the cone's half-angle in degrees, in (0, 180] (pbrt's coneangle) */
-    float cone_delta_deg; /* spot: the falloff band inside it, in [0, cone_angle_deg] (pbrt's conedeltaangle) */
+    float cone_angle_deg; /* spot: the cone's half-angle in degrees, in [0, 180] (pbrt's coneangle) */
+    float cone_delta_deg; /* spot: the falloff band inside it, in [0, 2 cone_angle_deg] (pbrt's conedeltaangle;
+                           * beyond cone_angle_deg the band reaches past the axis, as in pbrt-v4) */
 } pw_light_desc;
 
 /* Adds a light; the fields a kind does not use are ignored. */

@@ -511,6 +511,21 @@ static void pbrt_spot_parameters(void **state)
     pw_scene_free(s);
 }
 
+/* A spot narrower than pbrt-v4's default falloff band of 5 degrees, with
+ * no band given, falls off across the whole cone rather than being
+ * refused for a band the file never wrote. */
+static void pbrt_narrow_spot_default_band(void **state)
+{
+    (void)state;
+    pw_scene *s;
+    assert_int_equal(load_pbrt("WorldBegin\nLightSource \"spot\" \"float coneangle\" 2\nShape \"sphere\"\n", &s),
+                     PW_OK);
+    assert_int_equal(s->n_delta_lights, 1);
+    assert_float_equal(s->delta_cones[0].cos_end, cosf(2.0f * PW_PI / 180.0f), 1e-7f);
+    assert_float_equal(s->delta_cones[0].cos_start, 1.0f, 0.0f);
+    pw_scene_free(s);
+}
+
 /* Bad pbrt spots fail with file:line:column and what is wrong (the
  * corpus, tests/corpus/pbrt/spot_*.pbrt, has the exact messages). */
 static void pbrt_bad_spots(void **state)
@@ -527,6 +542,8 @@ static void pbrt_bad_spots(void **state)
          "\"float coneangle\": must lie in [0, 180] degrees"},
         {"WorldBegin\nLightSource \"spot\" \"float coneangle\" 10 \"float conedeltaangle\" -1\n",
          "starts the falloff outside the cone"},
+        {"WorldBegin\nLightSource \"spot\" \"float coneangle\" 0 \"float power\" 10\n",
+         "\"float power\": a spot of coneangle 0 sends no light, so no intensity gives it a power"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         pw_scene *s;
@@ -584,6 +601,7 @@ int main(void)
         cmocka_unit_test(spot_power_in_light_table),
         cmocka_unit_test(bad_spot_lights),
         cmocka_unit_test(pbrt_spot_parameters),
+        cmocka_unit_test(pbrt_narrow_spot_default_band),
         cmocka_unit_test(pbrt_bad_spots),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

@@ -540,18 +540,18 @@ static void bad_light_and_sky_arguments(void **state)
     l = spot, l.direction[0] = 3e19f, l.direction[1] = 3e19f;
     EXPECT_REFUSED(s, pw_scene_add_light(s, &l),
                    "pw_scene_add_light: direction (3e+19, 3e+19, 0) is too long to normalise in float");
-    l = spot, l.cone_angle_deg = 0;
-    EXPECT_REFUSED(s, pw_scene_add_light(s, &l), "pw_scene_add_light: cone_angle_deg is 0, outside (0, 180]");
+    l = spot, l.cone_angle_deg = -1;
+    EXPECT_REFUSED(s, pw_scene_add_light(s, &l), "pw_scene_add_light: cone_angle_deg is -1, outside [0, 180]");
     l = spot, l.cone_angle_deg = 190;
-    EXPECT_REFUSED(s, pw_scene_add_light(s, &l), "pw_scene_add_light: cone_angle_deg is 190, outside (0, 180]");
+    EXPECT_REFUSED(s, pw_scene_add_light(s, &l), "pw_scene_add_light: cone_angle_deg is 190, outside [0, 180]");
     l = spot, l.cone_angle_deg = NAN;
     EXPECT_REFUSED(s, pw_scene_add_light(s, &l), "pw_scene_add_light: cone_angle_deg is NaN");
-    l = spot, l.cone_delta_deg = 40;
+    l = spot, l.cone_delta_deg = 70;
     EXPECT_REFUSED(s, pw_scene_add_light(s, &l),
-                   "pw_scene_add_light: cone_delta_deg is 40, outside [0, cone_angle_deg = 30]");
+                   "pw_scene_add_light: cone_delta_deg is 70, outside [0, 2 cone_angle_deg = 60]");
     l = spot, l.cone_delta_deg = -1;
     EXPECT_REFUSED(s, pw_scene_add_light(s, &l),
-                   "pw_scene_add_light: cone_delta_deg is -1, outside [0, cone_angle_deg = 30]");
+                   "pw_scene_add_light: cone_delta_deg is -1, outside [0, 2 cone_angle_deg = 60]");
     /* What a kind does not use is not looked at. */
     l = spot, l.kind = PW_LIGHT_KIND_DISTANT, l.position[0] = NAN, l.cone_angle_deg = NAN;
     assert_int_equal(pw_scene_add_light(s, &l), PW_OK);

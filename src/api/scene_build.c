@@ -311,7 +311,7 @@ static pw_status check_direction(const char *fn, const float d[3])
 }
 
 /* pbrt's coneangle and conedeltaangle as the cosines of the falloff's end
- * and start, exactly as the pbrt reader converts them. */
+ * and start, through the pbrt reader's conversion. */
 static pw_status spot_cosines(const char *fn, const pw_light_desc *l, float *cos_end, float *cos_start)
 {
     float angle = l->cone_angle_deg, delta = l->cone_delta_deg;
@@ -320,14 +320,15 @@ static pw_status spot_cosines(const char *fn, const pw_light_desc *l, float *cos
         st = check_floats(fn, "cone_delta_deg", &delta, 1, 0, ANY_FINITE);
     if (st != PW_OK)
         return st;
-    if (!(angle > 0.0f && angle <= 180.0f))
-        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: cone_angle_deg is %g, outside (0, 180]", fn, (double)angle);
-    if (!(delta >= 0.0f && delta <= angle))
-        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: cone_delta_deg is %g, outside [0, cone_angle_deg = %g]", fn,
-                       (double)delta, (double)angle);
-    *cos_end = (float)cos(angle * (M_PI / 180.0));
-    *cos_start = (float)cos((angle - delta) * (M_PI / 180.0));
-    return PW_OK;
+    switch (pw_spot_cone_cosines(angle, delta, cos_end, cos_start)) {
+    case 1:
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: cone_angle_deg is %g, outside [0, 180]", fn, (double)angle);
+    case 2:
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: cone_delta_deg is %g, outside [0, 2 cone_angle_deg = %g]", fn,
+                       (double)delta, 2.0 * angle);
+    default:
+        return PW_OK;
+    }
 }
 
 pw_status pw_scene_add_light(pw_scene *s, const pw_light_desc *l)

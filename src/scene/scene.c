@@ -267,6 +267,17 @@ pw_status pw_scene_add_distant_light(pw_scene *s, pw_vec3 dir, pw_vec3 irradianc
     return add_delta_light(s, PW_LIGHT_DISTANT, v3_scale(unit, -1.0f), irradiance, no_cone, "distant");
 }
 
+int pw_spot_cone_cosines(float angle_deg, float delta_deg, float *cos_end, float *cos_start)
+{
+    if (!(angle_deg >= 0.0f && angle_deg <= 180.0f))
+        return 1;
+    if (!(delta_deg >= 0.0f && delta_deg <= 2.0f * angle_deg))
+        return 2;
+    *cos_end = (float)cos(angle_deg * (M_PI / 180.0));
+    *cos_start = (float)cos((angle_deg - delta_deg) * (M_PI / 180.0));
+    return 0;
+}
+
 pw_status pw_scene_add_spot_light(pw_scene *s, pw_vec3 pos, pw_vec3 dir, float cos_falloff_end, float cos_falloff_start,
                                   pw_vec3 intensity)
 {

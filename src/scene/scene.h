@@ -130,6 +130,12 @@ pw_status pw_scene_add_distant_light(pw_scene *s, pw_vec3 dir, pw_vec3 irradianc
  * cos_falloff_end; equal ones cut off sharply). */
 pw_status pw_scene_add_spot_light(pw_scene *s, pw_vec3 pos, pw_vec3 dir, float cos_falloff_end, float cos_falloff_start,
                                   pw_vec3 intensity);
+/* lights: a spot's cone from pbrt-v4's angles in degrees (coneangle, the
+ * cone's half-angle; conedeltaangle, the falloff band inside it) as the
+ * cosines pw_scene_add_spot_light takes. Returns 1 when the angle lies
+ * outside [0, 180], 2 when the band lies outside [0, 2 angle] (beyond it
+ * pbrt-v4's falloff would start outside the cone and invert it), else 0. */
+int pw_spot_cone_cosines(float angle_deg, float delta_deg, float *cos_end, float *cos_start);
 
 pw_material pw_lambert(float r, float g, float b);
 pw_material pw_metal(float r, float g, float b, float roughness);

@@ -208,23 +208,30 @@ static pw_status spot_light(pbrt_ctx *c, pbrt_params *ps)
     pw_vec3 I, from, dir;
     float angle, delta;
     pw_status st;
+    /* The default band, pbrt-v4's 5 degrees, is narrowed to a cone
+     * narrower than that, which it would otherwise invert. */
     if ((st = light_power(c, ps, "I", what, &I)) != PW_OK ||
         (st = pbrt_get_float(ps, "coneangle", 30.0f, &angle)) != PW_OK ||
-        (st = pbrt_get_float(ps, "conedeltaangle", 5.0f, &delta)) != PW_OK ||
+        (st = pbrt_get_float(ps, "conedeltaangle", angle < 5.0f && angle >= 0.0f ? angle : 5.0f, &delta)) !=
+            PW_OK ||
         (st = from_to_direction(c, ps, what, &from, &dir)) != PW_OK)
         return st;
-    if (!(angle >= 0.0f && angle <= 180.0f))
+    float cos_end, cos_start;
+    int bad = pw_spot_cone_cosines(angle, delta, &cos_end, &cos_start);
+    if (bad == 1)
         return pbrt_param_error(pbrt_param_find(ps, "coneangle"), ps, "must lie in [0, 180] degrees, got %g",
                                 (double)angle);
-    /* pbrt-v4 takes cos(coneangle - conedeltaangle) as it comes: a falloff
-     * starting outside the cone inverts it. */
-    if (!(delta >= 0.0f && delta <= 2.0f * angle))
+    if (bad == 2)
         return pbrt_error_at(ps->path, ps->line, ps->col,
                              "%s: conedeltaangle %g with coneangle %g starts the falloff outside the cone (it must "
                              "lie in [0, 2 coneangle])",
                              what, (double)delta, (double)angle);
-    float cos_end = (float)cos(angle * (M_PI / 180.0)), cos_start = (float)cos((angle - delta) * (M_PI / 180.0));
-    if ((st = photometric(ps, "power", 2.0f * PW_PI * (1.0f - 0.5f * (cos_start + cos_end)), &I)) != PW_OK)
+    float solid = 2.0f * PW_PI * (1.0f - 0.5f * (cos_start + cos_end)); /* power over intensity */
+    if (!(solid > 0.0f) && pbrt_param_find(ps, "power"))
+        return pbrt_param_error(pbrt_param_find(ps, "power"), ps,
+                                "a spot of coneangle %g sends no light, so no intensity gives it a power",
+                                (double)angle);
+    if ((st = photometric(ps, "power", solid, &I)) != PW_OK)
         return st;
     if (!ctm_keeps_angles(&c->gs.ctm))
         pbrt_warn_once(c, "spot transform", ps->path, ps->line,
