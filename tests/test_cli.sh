@@ -107,6 +107,20 @@ mkfifo "$tmp/fifo.pbrt"
 expect_error "pbrt scene that is a FIFO" "$tmp/fifo.pbrt: not a regular file" render "$tmp/fifo.pbrt" -o x.png
 printf 'WorldBegin\nInclude "fifo.pbrt"\n' >"$tmp/inc-fifo.pbrt"
 expect_error "pbrt Include of a FIFO" "inc-fifo.pbrt:2:9: $tmp/fifo.pbrt: not a regular file" render "$tmp/inc-fifo.pbrt" -o x.png
+# Mesh files read through assimp are refused the same way, before assimp
+# opens them (an fopen of a FIFO waits for a writer: a 20-second timeout
+# turns that hang into a failure).
+for ext in obj gltf; do
+    mkfifo "$tmp/fifo.$ext"
+    checks=$((checks + 1))
+    msg=$(timeout 20 "$PW" render "$tmp/fifo.$ext" -o x.png 2>&1)
+    rc=$?
+    if [ "$rc" -eq 1 ] && [ "$msg" = "pathwave: $tmp/fifo.$ext: not a regular file" ]; then
+        echo "ok: .$ext mesh that is a FIFO: $msg"
+    else
+        fail ".$ext mesh that is a FIFO: exit $rc (124: a hang), $msg"
+    fi
+done
 printf 'WorldBegin\nInclude "/dev/zero"\n' >"$tmp/zero.pbrt"
 expect_error "pbrt Include of /dev/zero" "zero.pbrt:2:9: /dev/zero: not a regular file" render "$tmp/zero.pbrt" -o x.png
 # Control bytes from a scene reach the terminal escaped.

@@ -92,24 +92,47 @@ pw_status pw_gunzip(const char *name, const unsigned char *data, size_t len, siz
     return PW_OK;
 }
 
+/* path opened for reading when it is a regular file, its status in *sb;
+ * else -1 with the message recorded. O_NONBLOCK: opening a FIFO would
+ * otherwise wait for a writer before the check could refuse it; reads of a
+ * regular file ignore it. The opened file is checked, not the name, so
+ * nothing can swap it in between. */
+static int open_regular(const char *path, struct stat *sb, pw_status *st)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *st = pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
+        return -1;
+    }
+    int statted = fstat(fd, sb) == 0;
+    if (!statted || !S_ISREG(sb->st_mode)) {
+        int dir = statted && S_ISDIR(sb->st_mode);
+        close(fd);
+        *st = pw_fail(PW_ERR_IO, "%s: %s", path, dir ? "is a folder, not a file" : "not a regular file");
+        return -1;
+    }
+    return fd;
+}
+
+pw_status pw_check_regular_file(const char *path)
+{
+    struct stat sb;
+    pw_status st = PW_OK;
+    int fd = open_regular(path, &sb, &st);
+    if (fd >= 0)
+        close(fd);
+    return st;
+}
+
 pw_status pw_read_file(const char *path, size_t max_bytes, pw_bytes *out)
 {
     out->data = NULL;
     out->len = 0;
-    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer before
-     * the check below could refuse it; reads of a regular file ignore it. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
-    /* The opened file is checked, not the name, so nothing can swap it in
-     * between. */
     struct stat sb;
-    int statted = fstat(fd, &sb) == 0;
-    if (!statted || !S_ISREG(sb.st_mode)) {
-        int dir = statted && S_ISDIR(sb.st_mode);
-        close(fd);
-        return pw_fail(PW_ERR_IO, "%s: %s", path, dir ? "is a folder, not a file" : "not a regular file");
-    }
+    pw_status st = PW_OK;
+    int fd = open_regular(path, &sb, &st);
+    if (fd < 0)
+        return st;
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);
@@ -139,7 +162,7 @@ pw_status pw_read_file(const char *path, size_t max_bytes, pw_bytes *out)
         out->len = n;
         return PW_OK;
     }
-    pw_status st = pw_gunzip(path, buf, n, max_bytes, out);
+    st = pw_gunzip(path, buf, n, max_bytes, out);
     free(buf);
     return st;
 }

@@ -446,9 +446,6 @@ pw_status pw_scene_load_with(const char *path, const pw_load_options *opts, pw_s
         return pw_pbrt_load(path, out);
     if (ends_with(path, ".ply") || ends_with(path, ".ply.gz"))
         return load_ply(path, out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pw_fail(PW_ERR_NOT_FOUND, "%s: cannot open (%s)", path, strerror(errno));
-    fclose(f);
-    return load_mesh_file(path, opts, out);
+    pw_status st = pw_check_regular_file(path); /* a FIFO would block fopen */
+    return st != PW_OK ? st : load_mesh_file(path, opts, out);
 }
