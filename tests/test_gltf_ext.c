@@ -462,6 +462,26 @@ static void instancing(void **state)
              at, q[0], q[3]);
     tg_write(&g, t.dir, "inst.gltf", body);
     load_fails(t.path, PW_ERR_FORMAT, "accessor 4: 360 bytes from byte 0 run past bufferView 4 (36 bytes)");
+
+    /* 2^28 instances from an accessor without a bufferView (all zeros, so
+     * no bytes behind them): refused before they are read, not ten
+     * gigabytes of copies later. */
+    g.bin_len = 0;
+    g.views[0] = g.accessors[0] = '\0';
+    g.n = 0;
+    tg_quad(&g, q);
+    size_t la = strlen(g.accessors);
+    snprintf(g.accessors + la, sizeof g.accessors - la, ",{\"componentType\":5126,\"count\":268435456,\"type\":\"VEC3\"}");
+    at = g.n++;
+    snprintf(body, sizeof body,
+             "\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0,\"extensions\":{\"EXT_mesh_gpu_instancing\":"
+             "{\"attributes\":{\"TRANSLATION\":%d}}}}],"
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":%d},\"indices\":%d}]}]",
+             at, q[0], q[3]);
+    tg_write(&g, t.dir, "inst.gltf", body);
+    load_fails(t.path, PW_ERR_FORMAT,
+               "node 0: EXT_mesh_gpu_instancing TRANSLATION has 268435456 instances, more than the 1048576 pathwave "
+               "copies");
     remove_dir(t.dir);
 }
 

@@ -8,6 +8,10 @@
 #include "core/error.h"
 #include "scene/gltf_accessor.h"
 
+/* Instances are copied, so their number is bounded like the triangles
+ * they make (mesh_walk.c refuses models of more than 10^8). */
+#define GLTF_MAX_INSTANCES (1u << 20)
+
 /* One attribute of a node's instances: absent (*data NULL) or n values of
  * ncomp components, finite. */
 static pw_status read_attribute(pw_gltf_doc *d, long node, const cJSON *attrs, const char *name, int ncomp,
@@ -21,6 +25,13 @@ static pw_status read_attribute(pw_gltf_doc *d, long node, const cJSON *attrs, c
     if (!pw_gltf_as_index(ref, d->lists[PW_GLTF_ACCESSORS].n, &acc))
         return pw_fail(PW_ERR_FORMAT, "%s: node %ld: EXT_mesh_gpu_instancing %s is not an accessor index", d->path,
                        node, name);
+    /* The count is checked before the data is read: an accessor without a
+     * bufferView is all zeros, so a tiny file may claim 2^28 instances. */
+    int bad = 0;
+    double count = pw_gltf_number(pw_gltf_at(d, PW_GLTF_ACCESSORS, acc), "count", 0.0, &bad);
+    if (bad || !(count <= GLTF_MAX_INSTANCES))
+        return pw_fail(PW_ERR_FORMAT, "%s: node %ld: EXT_mesh_gpu_instancing %s has %.0f instances, more than the %u "
+                       "pathwave copies", d->path, node, name, count, GLTF_MAX_INSTANCES);
     char what[128];
     snprintf(what, sizeof what, "node %ld's EXT_mesh_gpu_instancing %s", node, name);
     pw_status st = pw_gltf_read_accessor(d, acc, ncomp, what, data, n);
