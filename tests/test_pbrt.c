@@ -767,6 +767,30 @@ static void warnings_are_capped(void **state)
     pw_scene_free(s);
 }
 
+/* Any loader's warnings: past 256 for one scene they are counted, not
+ * shown, with one line saying so (a damaged file may repeat one problem
+ * a million times). */
+static void scene_warnings_are_capped(void **state)
+{
+    (void)state;
+    pw_scene *s = pw_scene_alloc("many.gltf");
+    memset(&warned, 0, sizeof warned);
+    for (int i = 0; i < 1000; i++)
+        pw_scene_warn(s, "light %d does not exist", i);
+    assert_int_equal(warned.count, 257);
+    assert_string_equal(warned.msg[0], "light 0 does not exist");
+    pw_scene_info info;
+    pw_scene_get_info(s, &info);
+    assert_int_equal(info.warnings, 1000);
+    pw_scene_free(s);
+    memset(&warned, 0, sizeof warned);
+    s = pw_scene_alloc("many.gltf");
+    for (int i = 0; i < 257; i++)
+        pw_scene_warn(s, "light %d does not exist", i);
+    assert_int_equal(warned.count, 257);
+    pw_scene_free(s);
+}
+
 static const struct {
     const char *text, *where; /* the message after "path:" */
 } bad[] = {
@@ -885,6 +909,7 @@ int main(void)
         cmocka_unit_test(repeated_parameter_later_wins),
         cmocka_unit_test(many_named_materials),
         cmocka_unit_test(warnings_are_capped),
+        cmocka_unit_test(scene_warnings_are_capped),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, pbrt_tmpdir_setup, pbrt_tmpdir_teardown));
 }

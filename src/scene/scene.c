@@ -204,8 +204,18 @@ uint32_t pw_scene_find_texture(pw_scene *s, const char *key, uint32_t wrap)
     return append_texture(s, t, key, &out) == PW_OK ? out : UINT32_MAX;
 }
 
+/* Warnings shown for one scene: a damaged file can repeat one problem a
+ * million times (a node visited again and again); past this many they are
+ * counted, not shown. */
+#define SCENE_MAX_SHOWN_WARNINGS 256u
+
 void pw_scene_warn(pw_scene *s, const char *fmt, ...)
 {
+    if (s->n_warnings >= SCENE_MAX_SHOWN_WARNINGS) {
+        if (s->n_warnings++ == SCENE_MAX_SHOWN_WARNINGS)
+            pw_warn("%s: more than %u warnings; the rest are not shown", s->name, SCENE_MAX_SHOWN_WARNINGS);
+        return;
+    }
     char raw[512], line[512];
     va_list ap;
     va_start(ap, fmt);
