@@ -694,14 +694,14 @@ static void named_material_errors(void **state)
                "WorldBegin\nInclude \"use.pbrt\"\nMakeNamedMaterial \"host\" \"string type\" \"diffuse\"\n", main_path,
                sizeof main_path);
     snprintf(expect, sizeof expect, "%s:2:15: NamedMaterial \"ghost\" was not defined", use);
-    assert_string_equal(load_fails(main_path), expect);
+    assert_string_equal(load_fails(main_path, PW_ERR_FORMAT), expect);
     write_file("main.pbrt",
                "WorldBegin\nMakeNamedMaterial \"a\" \"string type\" \"diffuse\"\nShape \"sphere\"\n"
                "MakeNamedMaterial \"a\" \"string type\" \"conductor\"\n",
                main_path, sizeof main_path);
     snprintf(expect, sizeof expect, "%s:4:1: MakeNamedMaterial \"a\": the name is already defined at %s:2", main_path,
              main_path);
-    assert_string_equal(load_fails(main_path), expect);
+    assert_string_equal(load_fails(main_path, PW_ERR_FORMAT), expect);
 }
 
 /* A parameter given twice in one list: pbrt-v4's lookups find the later

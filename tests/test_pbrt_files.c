@@ -28,11 +28,11 @@ static const char *in_tmp(const char *name, char *buf, size_t n)
     return buf;
 }
 
-/* The message of a load of main text that must fail. */
+/* The message of a load of main text that must fail as malformed. */
 static const char *main_fails(const char *text)
 {
     char path[256];
-    return load_fails(write_file("main.pbrt", text, path, sizeof path));
+    return load_fails(write_file("main.pbrt", text, path, sizeof path), PW_ERR_FORMAT);
 }
 
 /* The included file's last directive takes the parameters (and here the
@@ -199,7 +199,7 @@ static void non_regular_files_are_refused(void **state)
     snprintf(expect, sizeof expect, "%s:2:9: %s: not a regular file", main_path, fifo);
     assert_string_equal(main_fails("WorldBegin\nInclude \"fifo.pbrt\"\n"), expect);
     snprintf(expect, sizeof expect, "%s: not a regular file", fifo);
-    assert_string_equal(load_fails(fifo), expect);
+    assert_string_equal(load_fails(fifo, PW_ERR_IO), expect);
 }
 
 /* No byte below 0x20 (but the newlines between the lines of a log), no
