@@ -657,6 +657,36 @@ static void embedded_textures(void **state)
     free(px);
 }
 
+/* Texture files: each is read once, whatever number of materials ask for
+ * it. A float file read as data is found again on its next request; an
+ * 8-bit one is kept as data (c / 255) apart from the same file read as
+ * colour (sRGB-decoded). */
+static void texture_files_read_once(void **state)
+{
+    (void)state;
+    float px[6] = {0.25f, 0.5f, 2.0f, 4.0f, 0.0f, 1.0f};
+    const char *pfm = in_dir("rough.pfm");
+    assert_int_equal(pw_image_write(pfm, px, 2, 1, 1.0f, PW_TONEMAP_CLAMP), PW_OK);
+    pw_scene *s = pw_scene_alloc("textures");
+    uint32_t a, b;
+    assert_int_equal(pw_scene_load_texture_linear(s, pfm, 0, &a), PW_OK);
+    assert_int_equal(unlink(pfm), 0); /* a second read would now fail */
+    assert_int_equal(pw_scene_load_texture_linear(s, pfm, 0, &b), PW_OK);
+    assert_int_equal(a, b);
+    assert_int_equal(s->n_textures, 1);
+    assert_true(s->texels[3 * (size_t)s->textures[a].offset + 2] == 2.0f);
+    const float grey[3] = {0.5f, 0.5f, 0.5f};
+    const char *png = in_dir("grey.png");
+    assert_int_equal(pw_image_write(png, grey, 1, 1, 1.0f, PW_TONEMAP_CLAMP), PW_OK);
+    assert_int_equal(pw_scene_load_texture_linear(s, png, 0, &a), PW_OK);
+    assert_int_equal(pw_scene_load_texture(s, png, 0, &b), PW_OK);
+    assert_int_not_equal(a, b);
+    unsigned char code = (unsigned char)(pw_linear_to_srgb(0.5f) * 255.0f + 0.5f);
+    assert_true(s->texels[3 * (size_t)s->textures[a].offset] == (float)code / 255.0f);
+    assert_true(s->texels[3 * (size_t)s->textures[b].offset] == pw_srgb_to_linear((float)code / 255.0f));
+    pw_scene_free(s);
+}
+
 /* ---- writing ---- */
 
 /* A link to /dev/full: every format fails with the system's reason, and
@@ -806,6 +836,7 @@ int main(void)
         cmocka_unit_test_teardown(stb_formats, clean_folder),
         cmocka_unit_test_teardown(stb_truncations_refused, clean_folder),
         cmocka_unit_test_teardown(embedded_textures, clean_folder),
+        cmocka_unit_test_teardown(texture_files_read_once, clean_folder),
         cmocka_unit_test_teardown(write_to_full_device_fails, clean_folder),
         cmocka_unit_test_teardown(failed_write_keeps_old_image, clean_folder),
         cmocka_unit_test_teardown(write_through_link_keeps_link_and_mode, clean_folder),

@@ -24,11 +24,6 @@ pw_status pw_image_check_size(const char *name, const char *format, long long w,
     return PW_OK;
 }
 
-int pw_image_is_float_format(const unsigned char *data, size_t n)
-{
-    return pw_hdr_is(data, n) || pw_exr_is(data, n) || pw_pfm_is(data, n);
-}
-
 /* Which of stb_image's formats the bytes are, for messages: pw_stb_guard
  * lets through only PNG, JPEG, BMP and what looks like TGA (which has no
  * magic number). */

@@ -35,8 +35,6 @@ void pw_decoded_image_free(pw_decoded_image *im);
 pw_status pw_image_decode(const char *name, const unsigned char *data, size_t n, float **rgb, int *w, int *h);
 /* n 8-bit sRGB codes to linear floats (a table of the 256 values). */
 void pw_srgb8_to_linear(const unsigned char *px, size_t n, float *out);
-/* Whether the bytes are one of the float formats, by magic number. */
-int pw_image_is_float_format(const unsigned char *data, size_t n);
 
 /* Each format's decoder, as pw_image_decode_any calls it: *rgb gets
  * 3 * w * h floats (rows top to bottom) to free with free(). */

@@ -80,8 +80,9 @@ static int linear_key(char *buf, size_t size, const char *key)
 pw_status pw_scene_decode_texture_linear(pw_scene *s, const void *data, size_t n, uint32_t wrap, const char *key,
                                          uint32_t *out)
 {
-    if (pw_image_is_float_format(data, n))
-        return pw_scene_decode_texture(s, data, n, wrap, key, out); /* linear already */
+    /* Float pixels are linear already and go in as they are; they are
+     * cached under the data key too, so a file read as data is found on its
+     * next request (it is kept twice only if also read as colour). */
     char lkey[2100];
     if (!linear_key(lkey, sizeof lkey, key))
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: name too long", key);
