@@ -1,10 +1,11 @@
 /* libFuzzer target for the command line: the input, cut at NUL bytes, is
  * an argument list for `pathwave render` or `pathwave bench` (the first
  * byte chooses). What parses is applied to the built-in Cornell box, as
- * cli_load_scene does for a user: the camera overrides, sizes and
- * settings, which pw_renderer_create's checks must then take or refuse
- * cleanly. Scene files and environment maps are left out (other targets
- * fuzz those readers), and so is rendering. */
+ * cli_load_scene does for a user: the camera overrides (which
+ * pw_scene_set_camera checks), the image size limits and the settings.
+ * Scene files and environment maps are left out (other targets fuzz those
+ * readers), and so is pw_renderer_create, whose image buffers at the
+ * largest sizes would pass the fuzzer's memory limit. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
