@@ -466,6 +466,11 @@ printf 'ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty floa
 printf 'element face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1' >>"$tmp/truncated.ply"
 expect_error "truncated PLY" "$tmp/truncated.ply: line 14: face 1: expected 3 vertex indices, found 2" \
     render "$tmp/truncated.ply" -o x.png
+# The same file under another name is still read as PLY, by its first line
+# (assimp picks its own PLY importer by that line).
+cp "$tmp/truncated.ply" "$tmp/truncated.ply.bak"
+expect_error "truncated PLY named .bak" "$tmp/truncated.ply.bak: line 14: face 1: expected 3 vertex indices, found 2" \
+    render "$tmp/truncated.ply.bak" -o x.png
 head -c 160 "$tmp/truncated.ply" >"$tmp/cut.ply"
 expect_error "PLY cut in its data" "$tmp/cut.ply: 3 'vertex' elements" render "$tmp/cut.ply" -o x.png
 # An MTL texture before any newmtl crashed assimp (SIGSEGV).

@@ -114,16 +114,6 @@ static int open_regular(const char *path, struct stat *sb, pw_status *st)
     return fd;
 }
 
-pw_status pw_check_regular_file(const char *path)
-{
-    struct stat sb;
-    pw_status st = PW_OK;
-    int fd = open_regular(path, &sb, &st);
-    if (fd >= 0)
-        close(fd);
-    return st;
-}
-
 pw_status pw_read_file(const char *path, size_t max_bytes, pw_bytes *out)
 {
     out->data = NULL;

@@ -28,10 +28,6 @@ typedef struct pw_bytes {
  * reason), PW_ERR_IO (not a regular file, a read error), PW_ERR_FORMAT
  * (over max_bytes, a damaged gzip stream), PW_ERR_OUT_OF_MEMORY. */
 pw_status pw_read_file(const char *path, size_t max_bytes, pw_bytes *out);
-/* PW_OK when path can be opened and is a regular file, else the error
- * pw_read_file would give, without reading it: for readers that open
- * files themselves (assimp). */
-pw_status pw_check_regular_file(const char *path);
 /* Whether bytes start with gzip's magic number (1f 8b). */
 int pw_is_gzip(const unsigned char *data, size_t len);
 /* Inflates gzip bytes already in memory (a fuzzer's input, a GLB chunk)

@@ -312,13 +312,13 @@ static pw_status add_ply_mesh(pw_scene *s, const char *path, const pw_ply_mesh *
 
 /* PLY (and .ply.gz) through pathwave's reader, which fails cleanly on the
  * damaged files assimp aborts on; an automatic camera and the sky. */
-static pw_status load_ply(const char *path, pw_scene **out)
+static pw_status load_ply(const char *path, const pw_bytes *file, pw_scene **out)
 {
     pw_scene *s = pw_scene_alloc(path);
     if (!s)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     pw_ply_mesh m;
-    pw_status st = pw_ply_read(path, scene_warning, s, &m);
+    pw_status st = pw_ply_parse(path, file->data, file->len, scene_warning, s, &m);
     if (st == PW_OK)
         st = add_ply_mesh(s, path, &m);
     pw_ply_free(&m);
@@ -347,7 +347,8 @@ static pw_status check_mtl(const char *path, const pw_bytes *b)
 
 /* A mesh file through assimp; for glTF with what pathwave reads of the
  * file itself (gltf_model.h). */
-static pw_status load_mesh_file(const char *path, const pw_load_options *opts, pw_scene **out)
+static pw_status load_mesh_file(const char *path, const pw_load_options *opts, const pw_bytes *file,
+                                 pw_scene **out)
 {
     pw_scene *s = pw_scene_alloc(path);
     if (!s)
@@ -363,17 +364,13 @@ static pw_status load_mesh_file(const char *path, const pw_load_options *opts, p
     }
     /* OBJ and MTL files reach assimp through checks of their bytes: damaged
      * ones crash its OBJ importer or make it leak. */
-    pw_bytes obj = {0};
-    int is_obj = ends_with(path, ".obj");
-    if (is_obj && (st = pw_read_file(path, PW_FILE_MAX_BYTES, &obj)) == PW_OK)
-        st = pw_obj_check(path, obj.data, obj.len);
-    if (st != PW_OK) {
-        pw_bytes_free(&obj);
+    int is_obj = ends_with(path, ".obj") || ends_with(path, ".obj.gz");
+    if (is_obj && (st = pw_obj_check(path, file->data, file->len)) != PW_OK) {
         pw_scene_free(s);
         return st;
     }
     pw_assimp_io io;
-    pw_assimp_io_init(&io, path, gltf ? pw_gltf_model_bytes(gltf) : is_obj ? &obj : NULL);
+    pw_assimp_io_init(&io, path, gltf ? pw_gltf_model_bytes(gltf) : file);
     io.check = is_obj ? check_mtl : NULL;
     /* Validation first: out-of-range indices in a broken file would crash
      * the later post-processing steps. */
@@ -415,7 +412,6 @@ static pw_status load_mesh_file(const char *path, const pw_load_options *opts, p
     if (st == PW_OK)
         st = pw_mesh_walk(s, path, as, mat_base, gltf);
     aiReleaseImport(as); /* NULL when it failed, released then */
-    pw_bytes_free(&obj);
     if (st == PW_OK && gltf)
         st = pw_gltf_add_lights(&gltf->doc, &gltf->tree, s, &lit);
     if (gltf)
@@ -444,8 +440,18 @@ pw_status pw_scene_load_with(const char *path, const pw_load_options *opts, pw_s
     }
     if (ends_with(path, ".pbrt") || ends_with(path, ".pbrt.gz"))
         return pw_pbrt_load(path, out);
-    if (ends_with(path, ".ply") || ends_with(path, ".ply.gz"))
-        return load_ply(path, out);
-    pw_status st = pw_check_regular_file(path); /* a FIFO would block fopen */
-    return st != PW_OK ? st : load_mesh_file(path, opts, out);
+    if (pw_gltf_is_gltf_path(path)) /* its reader reads the file itself */
+        return load_mesh_file(path, opts, NULL, out);
+    /* The file is read once, here: assimp is handed these bytes. A PLY file
+     * goes to pathwave's reader by its first line, whatever its name, as
+     * assimp would otherwise pick its own PLY importer (which aborts on
+     * damaged files) by the same line. */
+    pw_bytes file;
+    pw_status st = pw_read_file(path, PW_FILE_MAX_BYTES, &file);
+    if (st != PW_OK)
+        return st;
+    int ply = file.len >= 4 && memcmp(file.data, "ply", 3) == 0 && (file.data[3] == '\n' || file.data[3] == '\r');
+    st = ply ? load_ply(path, &file, out) : load_mesh_file(path, opts, &file, out);
+    pw_bytes_free(&file);
+    return st;
 }
