@@ -13,10 +13,6 @@
 
 _Static_assert(sizeof(pw_vec3) == 3 * sizeof(float), "float[3] arrays are read as pw_vec3 arrays");
 
-/* Most vertices and triangles a scene holds: pw_scene_add_vertices and
- * pw_scene_add_triangle refuse more (3 * index stays within 32 bits). */
-#define MAX_ELEMENTS 0x3fffffffu
-
 /* What a float argument must be besides finite. */
 typedef enum value_range { ANY_FINITE, NOT_NEGATIVE, POSITIVE, UNIT } value_range;
 
@@ -236,8 +232,8 @@ static pw_status check_mesh(const pw_scene *s, const pw_mesh_desc *m, uint32_t m
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: %s is 0", fn, m->vertex_count ? "triangle_count" : "vertex_count");
     if (!m->positions || !m->indices)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, m->positions ? "indices" : "positions");
-    if ((uint64_t)s->n_verts + m->vertex_count > MAX_ELEMENTS ||
-        (uint64_t)s->n_tris + m->triangle_count > MAX_ELEMENTS)
+    if ((uint64_t)s->n_verts + m->vertex_count > PW_SCENE_MAX_ELEMENTS ||
+        (uint64_t)s->n_tris + m->triangle_count > PW_SCENE_MAX_ELEMENTS)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: %u vertices and %u triangles take the scene past 2^30 of either",
                        fn, m->vertex_count, m->triangle_count);
     pw_status st = check_material_id(fn, s, material);

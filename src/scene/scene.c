@@ -82,7 +82,7 @@ pw_status pw_scene_push_sphere(pw_scene *s, pw_vec3 c, float r, uint32_t mat)
 uint32_t pw_scene_add_vertices(pw_scene *s, const pw_vec3 *p, const pw_vec3 *n, uint32_t count)
 {
     uint32_t first = s->n_verts, cap = s->cap_verts;
-    if ((uint64_t)first + count > 0x3fffffffu) /* keeps 3 * index arithmetic and byte sizes in range */
+    if ((uint64_t)first + count > PW_SCENE_MAX_ELEMENTS)
         return UINT32_MAX;
     if (!grow((void **)&s->pos, &cap, first + count, sizeof *s->pos))
         return UINT32_MAX;
@@ -126,7 +126,7 @@ pw_status pw_scene_set_uvs(pw_scene *s, uint32_t first, const float *uv, uint32_
 pw_status pw_scene_add_triangle(pw_scene *s, uint32_t a, uint32_t b, uint32_t c, uint32_t mat)
 {
     /* cap_tris counts triangles: tri_idx holds 3 entries for each. */
-    if (s->n_tris >= 0x3fffffffu)
+    if (s->n_tris >= PW_SCENE_MAX_ELEMENTS)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: more than 2^30 triangles", s->name);
     if (s->n_tris == s->cap_tris) {
         uint32_t cap = s->cap_tris, idx_cap = 3 * s->cap_tris;

@@ -77,6 +77,10 @@ struct pw_scene {
     pw_light_table lights;
 };
 
+/* The most vertices or triangles a scene holds: 3 * an index and the
+ * arrays' byte sizes stay in range. */
+#define PW_SCENE_MAX_ELEMENTS 0x3fffffffu
+
 pw_scene *pw_scene_alloc(const char *name);
 uint32_t pw_scene_push_material(pw_scene *s, pw_material m);
 pw_status pw_scene_push_sphere(pw_scene *s, pw_vec3 c, float r, uint32_t mat);
