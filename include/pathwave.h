@@ -296,6 +296,12 @@ typedef struct pw_settings {
 
 /* The scene's own defaults (resolution, spp, depth, light mode, benchmark frame). */
 void pw_settings_default(const pw_scene *scene, pw_settings *settings);
+/* The checks pw_renderer_create makes of the settings alone, before any
+ * work on the scene: image size (PW_MAX_IMAGE_SIDE a side,
+ * PW_MAX_IMAGE_PIXELS in all), depth, split, threads and the enums.
+ * PW_ERR_INVALID_ARGUMENT with the message for the first value out of
+ * range. */
+pw_status pw_settings_check(const pw_settings *settings);
 
 typedef struct pw_renderer pw_renderer;
 

@@ -1048,10 +1048,34 @@ static void progress_leaves_the_image_unchanged(void **state)
         }
 }
 
+/* pw_settings_check: the settings pw_renderer_create would refuse, refused
+ * with the same message before any scene work. */
+static void settings_checked_alone(void **state)
+{
+    (void)state;
+    pw_scene *s;
+    assert_int_equal(pw_scene_builtin("toy-small", &s), PW_OK);
+    pw_settings st;
+    pw_settings_default(s, &st);
+    assert_int_equal(pw_settings_check(&st), PW_OK);
+    st.width = st.height = 10000; /* each side fits, the pixels do not */
+    assert_int_equal(pw_settings_check(&st), PW_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(pw_last_error(), "image size 10000x10000 is out of range"));
+    pw_renderer *r = (pw_renderer *)&r;
+    assert_int_equal(pw_renderer_create(s, &st, &r), PW_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(pw_last_error(), "image size 10000x10000 is out of range"));
+    pw_settings_default(s, &st);
+    st.max_depth = -1;
+    assert_int_equal(pw_settings_check(&st), PW_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(pw_last_error(), "max depth -1"));
+    pw_scene_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(furnace_sphere_and_cube),
+        cmocka_unit_test(settings_checked_alone),
         cmocka_unit_test(gradient_sky_plane),
         cmocka_unit_test(lights_in_degrees),
         cmocka_unit_test(bad_scene_and_material_arguments),

@@ -40,11 +40,11 @@ double pw_now_seconds(void)
 #define MAX_PIXELS PW_MAX_IMAGE_PIXELS
 
 /* The checks that need no prepared scene: done before the BVH is built. */
-static pw_status check_settings(const pw_settings *s)
+pw_status pw_settings_check(const pw_settings *s)
 {
     if (s->backend < 0 || s->backend >= PW_BACKEND_COUNT)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "backend %d is not a pw_backend", (int)s->backend);
-    if (s->light_mode < PW_LIGHT_MODE_MIS || s->light_mode > PW_LIGHT_MODE_NONE)
+    if (s->light_mode < PW_LIGHT_MODE_SCENE || s->light_mode > PW_LIGHT_MODE_NONE)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "light mode %d is not a pw_light_mode", (int)s->light_mode);
     if (s->width < 1 || s->height < 1 || s->width > MAX_SIDE || s->height > MAX_SIDE ||
         (uint64_t)s->width * (uint64_t)s->height > MAX_PIXELS)
@@ -123,7 +123,7 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     pw_settings s = *settings;
     if (s.light_mode == PW_LIGHT_MODE_SCENE)
         s.light_mode = scene->defaults.light_mode;
-    pw_status st = check_settings(&s);
+    pw_status st = pw_settings_check(&s);
     if (st != PW_OK)
         return st;
     if ((st = pw_scene_prepare(scene, s.threads)) != PW_OK)

@@ -267,19 +267,6 @@ static int apply_camera(const cli_options *o, pw_scene *scene)
 
 /* The render's size, from the options or the scene (a pbrt Film), within
  * the renderer's limits: a usage error, like a bad --width, when not. */
-static int check_image_size(const pw_settings *s)
-{
-    uint64_t pixels = (uint64_t)s->width * (uint64_t)s->height;
-    if (s->width >= 1 && s->height >= 1 && s->width <= PW_MAX_IMAGE_SIDE && s->height <= PW_MAX_IMAGE_SIDE &&
-        pixels <= PW_MAX_IMAGE_PIXELS)
-        return 1;
-    fprintf(stderr,
-            "pathwave: image size %dx%d (--width/--height or the scene's) is out of range: at most %d pixels a "
-            "side and %u in all\n",
-            s->width, s->height, PW_MAX_IMAGE_SIDE, PW_MAX_IMAGE_PIXELS);
-    return 0;
-}
-
 int cli_load_scene(cli_options *o, pw_scene **scene, pw_settings *s)
 {
     const char *name = o->scene ? o->scene : "cornell";
@@ -328,7 +315,10 @@ int cli_load_scene(cli_options *o, pw_scene **scene, pw_settings *s)
     if (o->cpu_bvh_width)
         s->cpu_bvh_width = o->cpu_bvh_width;
     s->backend = o->backend;
-    if (!check_image_size(s)) {
+    /* The sizes a scene file gave are checked with the command line's:
+     * one message, and a usage error. */
+    if (pw_settings_check(s) != PW_OK) {
+        fprintf(stderr, "pathwave: %s\n", pw_last_error());
         pw_scene_free(*scene);
         *scene = NULL;
         return EXIT_USAGE;
