@@ -17,7 +17,7 @@ scripts/install-deps.sh
 # machine is capped at 64 MiB. They find it through $ORIGIN/../lib
 # (carry/lib), so no folder of this machine is written into them.
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DBUILD_SHARED_LIBS=ON \
-      -DCMAKE_BUILD_RPATH='$ORIGIN/../lib' \
+      -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON -DCMAKE_INSTALL_RPATH='$ORIGIN/../lib' \
       -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" -DPW_SHARED_DIR=carry/shared >/dev/null
 # The CUDA objects are always rebuilt, so that the log holds every kernel's
 # ptxas report (registers, stack, spills) for carry/ptxas.txt.
