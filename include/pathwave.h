@@ -287,14 +287,12 @@ typedef struct pw_settings {
     int threads;     /* CPU threads; 0 = all cores */
     pw_backend backend;
     pw_light_mode light_mode;
-    int cpu_bvh_width; /* 0: choose (8 where AVX2 runs); 8: AVX2 8-wide BVH; 2: the GPU's trees (4-wide for meshes) */
     int stage_stats;   /* wavefront: time each stage (see pw_renderer_stage_stats) */
     int wave_paths;    /* wavefront: most paths in flight (0: as many as memory allows, up to one per pixel) */
     int split;         /* ray splitting: child paths per path at its first hit, 1..64 (1: off) */
-    int frame_spp;     /* samples per pixel in one benchmark frame (the scene's; toy scenes 4, BENCHMARKS.md B1) */
 } pw_settings;
 
-/* The scene's own defaults (resolution, spp, depth, light mode, benchmark frame). */
+/* The scene's own defaults (resolution, spp, depth, light mode). */
 void pw_settings_default(const pw_scene *scene, pw_settings *settings);
 /* The checks pw_renderer_create makes of the settings alone, before any
  * work on the scene: image size (PW_MAX_IMAGE_SIDE a side,
@@ -337,12 +335,6 @@ typedef struct pw_render_stats {
     uint64_t device_bytes;  /* CUDA backends: device memory allocated for scene, image and queues (0 on the CPU) */
     uint64_t cpu_bvh_bytes; /* CPU backends: host memory of the CPU's own 8-wide BVH (0 without one) */
     double cpu_bvh_ms;      /* and the time its conversion from the shared BVH took */
-    uint32_t cpu_simd_paths; /* CPU megakernel: paths traced side by side in SIMD lanes (8 on sphere scenes
-                              * with AVX2), 0 when it traced them one by one */
-    uint32_t gpu_stream_launches; /* CUDA megakernel: launches run as a stream of tiles through persistent
-                                   * warps (docs/PERFORMANCE.md), the others tile by tile */
-    uint32_t gpu_waves[2]; /* CUDA wavefront: waves run on each of its two slots, which take a frame's
-                            * waves in turn (docs/PERFORMANCE.md; the second idle where one slot is used) */
 } pw_render_stats;
 void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats);
 

@@ -19,9 +19,7 @@ for b in cpu cpu-wave; do
     row "sponza 1080p $b" "$SHARED/scenes/sponza-dabrovic/sponza.obj" --backend $b --width 1920 --height 1080 --max-depth 8
     row "bunny 1080p $b" "$SHARED/scenes/stanford-bunny/bunny.ply" --backend $b --width 1920 --height 1080 --max-depth 8
 done
-row "toy cpu bvh2" toy --backend cpu --cpu-bvh 2
-row "cornell 1080p cpu bvh2" cornell --backend cpu --cpu-bvh 2 --width 1920 --height 1080
-row "sponza 1080p cpu bvh2" "$SHARED/scenes/sponza-dabrovic/sponza.obj" --backend cpu --cpu-bvh 2 --width 1920 --height 1080 --max-depth 8
-# Sphere scenes with paths one by one instead of 8 at a time in AVX2 lanes.
-PATHWAVE_CPU_LANES8=0 row "toy cpu scalar" toy --backend cpu
-PATHWAVE_CPU_LANES8=0 row "toy-small cpu scalar" toy-small --backend cpu
+# The CPU megakernel through the GPU's trees instead of its 8-wide BVH.
+PATHWAVE_CPU_BVH=2 row "toy cpu bvh2" toy --backend cpu
+PATHWAVE_CPU_BVH=2 row "cornell 1080p cpu bvh2" cornell --backend cpu --width 1920 --height 1080
+PATHWAVE_CPU_BVH=2 row "sponza 1080p cpu bvh2" "$SHARED/scenes/sponza-dabrovic/sponza.obj" --backend cpu --width 1920 --height 1080 --max-depth 8

@@ -6,6 +6,7 @@
 #include "test_render_util.h"
 
 #include "pathwave.h"
+#include "api/renderer.h"
 #include "integrator/wavefront.h"
 #include "integrator/wavefront_layout.h"
 
@@ -289,41 +290,59 @@ static void test_split_unbiased(void **state)
     pw_scene_free(s);
 }
 
-static void count_warning(const char *msg, void *user)
-{
-    (void)msg;
-    ++*(int *)user;
-}
-
-/* PATHWAVE_WAVE_PATHS, a tuning setting: a whole number in range replaces
- * the settings' wave size; anything else is reported and changes nothing. */
-static void test_wave_paths_setting(void **state)
+/* The tuning knobs (core/tuning.h): a well-formed value is taken, and a
+ * malformed or out-of-range one stops the renderer's creation with an
+ * error naming the variable, so that a mistyped knob never passes for a
+ * measurement. */
+static void test_tuning_knobs(void **state)
 {
     (void)state;
-    int warnings = 0;
-    pw_set_warning_handler(count_warning, &warnings);
-    unsetenv("PATHWAVE_WAVE_PATHS");
-    assert_int_equal(pw_wave_path_limit(500), 500);
-    setenv("PATHWAVE_WAVE_PATHS", "3000", 1);
-    assert_int_equal(pw_wave_path_limit(500), 3000);
-    setenv("PATHWAVE_WAVE_PATHS", "4294967295", 1); /* the range's top, included */
-    assert_int_equal(pw_wave_path_limit(500), 4294967295u);
-    setenv("PATHWAVE_WAVE_PATHS", "", 1);
-    assert_int_equal(pw_wave_path_limit(500), 500);
-    assert_int_equal(warnings, 0);
-    const char *bad[] = {"30x0", "-5", "2.5", "1e12", "abc", "7 ", " 7", "0x10", "inf", "1e-400", "4294967296"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        setenv("PATHWAVE_WAVE_PATHS", bad[i], 1);
-        assert_int_equal(pw_wave_path_limit(500), 500);
-        assert_int_equal(warnings, (int)i + 1);
+    pw_scene *s;
+    assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
+    pw_settings st;
+    pw_settings_default(s, &st);
+    st.width = 8, st.height = 8, st.backend = PW_BACKEND_CPU_WAVE;
+    static const char *good[][2] = {{"PATHWAVE_WAVE_TAIL", "4294967295"}, {"PATHWAVE_MEGA_TILE", "16x4"},
+                                    {"PATHWAVE_CPU_BVH", "2"}, {"PATHWAVE_WAVE_HALVE", ""}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        setenv(good[i][0], good[i][1], 1);
+        pw_renderer *r;
+        if (pw_renderer_create(s, &st, &r) != PW_OK)
+            fail_msg("%s='%s' refused: %s", good[i][0], good[i][1], pw_last_error());
+        if (strcmp(good[i][0], "PATHWAVE_WAVE_TAIL") == 0)
+            assert_true(r->tuning.wave_tail == 4294967295LL);
+        if (strcmp(good[i][0], "PATHWAVE_MEGA_TILE") == 0)
+            assert_true(r->tuning.mega_tile_w == 16 && r->tuning.mega_tile_h == 4);
+        if (strcmp(good[i][0], "PATHWAVE_WAVE_HALVE") == 0) /* empty: unset */
+            assert_int_equal(r->tuning.wave_halve, PW_TUNING_AUTO);
+        pw_renderer_free(r);
+        unsetenv(good[i][0]);
     }
-    pw_set_warning_handler(NULL, NULL);
+    static const char *bad[][2] = {
+        {"PATHWAVE_WAVE_TAIL", "30x0"}, {"PATHWAVE_WAVE_TAIL", "-5"},       {"PATHWAVE_WAVE_TAIL", "2.5"},
+        {"PATHWAVE_WAVE_TAIL", "0x10"}, {"PATHWAVE_WAVE_TAIL", "inf"},      {"PATHWAVE_WAVE_TAIL", "4294967296"},
+        {"PATHWAVE_WAVE_TAIL", " 7"},   {"PATHWAVE_MEGA_TILE", "3x4"},      {"PATHWAVE_MEGA_TILE", "2x2"},
+        {"PATHWAVE_MEGA_TILE", "16x4x"}, {"PATHWAVE_CPU_BVH", "4"},         {"PATHWAVE_WAVE_SLOTS", "3"},
+        {"PATHWAVE_WAVE_GRAPH", "yes"}, {"PATHWAVE_CUDA_FLAT", "1025"},     {"PATHWAVE_CPU_WAVE_CAMERA", "1e-400"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv(bad[i][0], bad[i][1], 1);
+        pw_renderer *r = NULL;
+        pw_status e = pw_renderer_create(s, &st, &r);
+        unsetenv(bad[i][0]);
+        if (e != PW_ERR_INVALID_ARGUMENT || r || !strstr(pw_last_error(), bad[i][0]))
+            fail_msg("%s='%s': status %d, message '%s'", bad[i][0], bad[i][1], (int)e, pw_last_error());
+    }
+    pw_scene_free(s);
 }
 
-static int unset_wave_paths(void **state)
+static int unset_knobs(void **state)
 {
     (void)state;
-    unsetenv("PATHWAVE_WAVE_PATHS");
+    const char *names[] = {"PATHWAVE_WAVE_TAIL", "PATHWAVE_MEGA_TILE", "PATHWAVE_CPU_BVH", "PATHWAVE_WAVE_SLOTS",
+                           "PATHWAVE_WAVE_GRAPH", "PATHWAVE_CUDA_FLAT", "PATHWAVE_CPU_WAVE_CAMERA", "PATHWAVE_WAVE_HALVE"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        unsetenv(names[i]);
     return 0;
 }
 
@@ -341,7 +360,7 @@ int main(void)
         cmocka_unit_test_teardown(test_camera_made_where_needed, unset_camera_switch),
         cmocka_unit_test_teardown(test_split_camera_made_where_needed, unset_camera_switch),
         cmocka_unit_test(test_split_unbiased),
-        cmocka_unit_test_teardown(test_wave_paths_setting, unset_wave_paths),
+        cmocka_unit_test_teardown(test_tuning_knobs, unset_knobs),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

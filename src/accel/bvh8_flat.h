@@ -2,8 +2,7 @@
  * scene: at most 8 blocks of 8 spheres whose 8 boxes are one
  * pw_bvh8_node. A ray tests the 8 boxes in one go and then only the blocks
  * it enters: no stack, no ordering, no call (the integrator inlines it).
- * The CPU's 8-lane path loop traces 8 rays at once through the same
- * layout (pw_bvh8_trace_flat8). Host code with AVX2 only; nvcc and other
+ * Host code with AVX2 only; nvcc and other
  * targets never see it. */
 #ifndef PW_BVH8_FLAT_H
 #define PW_BVH8_FLAT_H
@@ -162,98 +161,6 @@ static inline int pw_bvh8_trace_flat(const pw_bvh8 *b, pw_ray r, float tmin, flo
         return 0;
     pw_sphere8_resolve(best, best_prim, &tmax, hit);
     return 1;
-}
-
-/* ---- Eight rays at once, one a lane (the CPU's 8-lane path loop,
- * backend/cpu/cpu_lanes8.c): each block whose box any of the rays enters
- * is tested sphere by sphere against all eight. A ray's nearest t is
- * bit-identical to pw_bvh8_trace_flat's, since each sphere-ray pair goes
- * through the operations of pw_intersect_sphere, and of two spheres at
- * exactly the same t it reports the one pw_bvh8_trace_flat reports. */
-typedef struct pw_rays8 {
-    __m256 ox, oy, oz, dx, dy, dz;
-} pw_rays8;
-
-/* Sphere lane j of block l against the rays of mask m, folded into their
- * running nearest hits (pw_sphere8_test's operations, ray by ray). At an
- * exactly equal distance the sphere of the lower lane wins, whichever
- * block it is in, and then the earlier block, as in pw_bvh8_trace_flat
- * (per-lane minima over the blocks, then the lowest lane of the nearest):
- * *best_lane keeps the lane of each ray's hit (-1 before any). */
-static inline __m256 pw_sphere_rays8_test(const pw_sphere8 *l, int j, const pw_rays8 *r, __m256 m, __m256 lo,
-                                          __m256 behind_ok, __m256 *best, __m256i *best_prim, __m256i *best_lane)
-{
-    __m256 fx = _mm256_sub_ps(r->ox, _mm256_broadcast_ss(&l->cx[j]));
-    __m256 fy = _mm256_sub_ps(r->oy, _mm256_broadcast_ss(&l->cy[j]));
-    __m256 fz = _mm256_sub_ps(r->oz, _mm256_broadcast_ss(&l->cz[j]));
-    pw_sphere_quad8 k = pw_sphere_quad8_make(fx, fy, fz, r->dx, r->dy, r->dz, _mm256_broadcast_ss(&l->r2[j]));
-    __m256 may = _mm256_and_ps(pw_sphere_quad8_may_hit(&k, behind_ok), m);
-    if (_mm256_movemask_ps(may) == 0)
-        return _mm256_setzero_ps();
-    __m256 tn, tf;
-    pw_sphere_quad8_roots(&k, &tn, &tf);
-    /* The nearer root if it lies past lo, else the farther: where the
-     * scalar test takes tn it can never take tf (tf >= tn). */
-    __m256 t = _mm256_blendv_ps(tf, tn, _mm256_cmp_ps(tn, lo, _CMP_GT_OQ));
-    __m256 lower_lane = _mm256_castsi256_ps(_mm256_cmpgt_epi32(*best_lane, _mm256_set1_epi32(j)));
-    __m256 nearer = _mm256_or_ps(_mm256_cmp_ps(t, *best, _CMP_LT_OQ),
-                                 _mm256_and_ps(_mm256_cmp_ps(t, *best, _CMP_EQ_OQ), lower_lane));
-    __m256 closer = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(t, lo, _CMP_GT_OQ), nearer), may);
-    *best = _mm256_blendv_ps(*best, t, closer);
-    *best_prim = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(*best_prim),
-                                                      _mm256_castsi256_ps(_mm256_set1_epi32((int)l->prim[j])), closer));
-    *best_lane = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(*best_lane),
-                                                      _mm256_castsi256_ps(_mm256_set1_epi32(j)), closer));
-    return closer;
-}
-
-/* The rays of mask m in the flat layout, closest or (any_hit) any hit in
- * (tmin, tmax): returns the mask of rays that hit, with *t and *prim set
- * for them. */
-static inline __m256 pw_bvh8_trace_flat8(const pw_bvh8 *b, const pw_rays8 *r, __m256 m, float tmin, __m256 tmax,
-                                         int any_hit, __m256 *t, __m256i *prim)
-{
-    /* pw_safe_inverse, lane by lane */
-    __m256 tiny = _mm256_set1_ps(1e-30f), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
-    __m256 ix = _mm256_div_ps(one, _mm256_blendv_ps(r->dx, tiny, _mm256_cmp_ps(r->dx, zero, _CMP_EQ_OQ)));
-    __m256 iy = _mm256_div_ps(one, _mm256_blendv_ps(r->dy, tiny, _mm256_cmp_ps(r->dy, zero, _CMP_EQ_OQ)));
-    __m256 iz = _mm256_div_ps(one, _mm256_blendv_ps(r->dz, tiny, _mm256_cmp_ps(r->dz, zero, _CMP_EQ_OQ)));
-    __m256 lo = _mm256_set1_ps(tmin), behind_ok = tmin >= 0.0f ? _mm256_castsi256_ps(_mm256_set1_epi32(-1)) : zero;
-    /* The running hits in locals: through the pointers, every sphere test
-     * would store and reload them (vector types may alias anything). */
-    __m256 found = zero, best = tmax;
-    __m256i best_prim = _mm256_setzero_si256(), best_lane = _mm256_set1_epi32(-1);
-    const pw_bvh8_node *n = b->nodes;
-    uint32_t n_blocks = b->n_blocks;
-    for (uint32_t k = 0; k < n_blocks; k++) {
-        int count = b->block_spheres[k];
-        /* The slab test of pw_bvh8_node_mask, for box k and every ray;
-         * either slab order, as each lane's direction has its own signs. */
-        __m256 ax = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->lo[0][k]), r->ox), ix);
-        __m256 bx = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->hi[0][k]), r->ox), ix);
-        __m256 ay = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->lo[1][k]), r->oy), iy);
-        __m256 by = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->hi[1][k]), r->oy), iy);
-        __m256 az = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->lo[2][k]), r->oz), iz);
-        __m256 bz = _mm256_mul_ps(_mm256_sub_ps(_mm256_broadcast_ss(&n->hi[2][k]), r->oz), iz);
-        __m256 tn = _mm256_max_ps(_mm256_max_ps(_mm256_min_ps(ax, bx), _mm256_min_ps(ay, by)),
-                                  _mm256_max_ps(_mm256_min_ps(az, bz), lo));
-        __m256 tf = _mm256_min_ps(_mm256_min_ps(_mm256_max_ps(ax, bx), _mm256_max_ps(ay, by)),
-                                  _mm256_min_ps(_mm256_max_ps(az, bz), best));
-        __m256 enter = _mm256_and_ps(_mm256_cmp_ps(tn, _mm256_mul_ps(tf, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ), m);
-        if (_mm256_movemask_ps(enter) == 0)
-            continue;
-        for (int j = 0; j < count; j++)
-            found = _mm256_or_ps(found, pw_sphere_rays8_test(&b->blocks[k], j, r, enter, lo, behind_ok, &best,
-                                                             &best_prim, &best_lane));
-        if (any_hit) {
-            m = _mm256_andnot_ps(found, m);
-            if (_mm256_movemask_ps(m) == 0)
-                break;
-        }
-    }
-    *t = best;
-    *prim = best_prim;
-    return found;
 }
 
 #endif

@@ -53,8 +53,6 @@ pw_status pw_settings_check(const pw_settings *s)
     if (s->max_depth < 0 || s->max_depth > PW_MAX_DEPTH_LIMIT)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "max depth %d is out of range (0..%d)", s->max_depth,
                        PW_MAX_DEPTH_LIMIT);
-    if (s->cpu_bvh_width != 0 && s->cpu_bvh_width != 2 && s->cpu_bvh_width != 8)
-        return pw_fail(PW_ERR_INVALID_ARGUMENT, "CPU BVH width %d is not 0 (choose), 2 or 8", s->cpu_bvh_width);
     if (s->split < 1 || s->split > 64)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "split %d is out of range (1..64)", s->split);
     if (s->wave_paths < 0)
@@ -102,16 +100,12 @@ static uint32_t scene_kinds(const pw_scene *scene)
  * the GPU megakernel the 4-wide tree won on meshes of 66K triangles and more
  * (+7 to +19%) and lost on spheres and on the 36-triangle Cornell box, where
  * its larger traversal code costs more than it saves; the wavefront and the
- * CPU gained on every triangle scene measured. PATHWAVE_BVH4=0 or 1 forces
- * the choice, for measurements. */
+ * CPU gained on every triangle scene measured. */
 #define WIDE_BVH_MIN_TRIANGLES_MEGAKERNEL 10000u
 static uint32_t wide_bvh(const pw_scene *scene, pw_backend backend)
 {
-    const char *e = getenv("PATHWAVE_BVH4");
     if (!scene->bvh.nodes4)
         return 0;
-    if (e && (*e == '0' || *e == '1'))
-        return *e == '1';
     if (backend == PW_BACKEND_CUDA_MEGA)
         return scene->n_tris >= WIDE_BVH_MIN_TRIANGLES_MEGAKERNEL;
     return scene->n_tris > 0;
@@ -125,6 +119,9 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
         s.light_mode = scene->defaults.light_mode;
     pw_status st = pw_settings_check(&s);
     if (st != PW_OK)
+        return st;
+    pw_tuning tuning;
+    if ((st = pw_tuning_read(&tuning)) != PW_OK)
         return st;
     if ((st = pw_scene_prepare(scene, s.threads)) != PW_OK)
         return st;
@@ -149,6 +146,7 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     }
     r->scene = scene;
     r->settings = s;
+    r->tuning = tuning;
     r->backend = s.backend;
     r->params.width = (uint32_t)s.width;
     r->params.height = (uint32_t)s.height;
@@ -166,7 +164,7 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
             pw_renderer_free(r);
             return st;
         }
-    } else if (s.cpu_bvh_width == 8 || s.cpu_bvh_width == 0) {
+    } else if (tuning.cpu_bvh_width != 2) {
         /* Measured (docs/PERFORMANCE.md): the 8-wide BVH, whose leaves test
          * 8 spheres or 8 triangles at a time, wins on spheres and on meshes
          * (bunny +37% against the 4-wide tree). Without AVX2, or without

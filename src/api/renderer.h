@@ -6,6 +6,7 @@
 
 #include "pathwave.h"
 #include "accel/bvh8_cpu.h"
+#include "core/tuning.h"
 #include "scene/scene.h"
 
 #ifdef __cplusplus
@@ -15,6 +16,7 @@ extern "C" {
 struct pw_renderer {
     pw_scene *scene;
     pw_settings settings;
+    pw_tuning tuning;     /* the PATHWAVE_* knobs, read when the renderer was made */
     pw_render_params params;
     pw_scene_view view;   /* host view; backends with device memory keep their own */
     pw_backend backend;
@@ -22,6 +24,10 @@ struct pw_renderer {
     float *sum;           /* 3 floats per pixel: summed radiance */
     uint32_t *count;      /* samples per pixel; Ctrl-C can leave a pass half done */
     pw_render_stats stats;
+    /* CUDA backends' scheduling, for their tests: megakernel launches run
+     * as a stream of tiles, and waves run on each of the wavefront's two
+     * slots (the second idle where one slot is used). */
+    uint32_t gpu_stream_launches, gpu_waves[2];
     volatile sig_atomic_t cancel;
     void *cuda;           /* CUDA backends: device buffers (backend/cuda) */
     char backend_note[300]; /* why auto chose the backend it did, or "" */

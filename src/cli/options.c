@@ -120,7 +120,7 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
     o->frames = 5;
     static const char *const valued[] = {"-o", "--output", "--exr", "--spp", "--width", "--height", "--max-depth",
                                          "--seed", "--threads", "--frames", "--spp-per-frame", "--backend",
-                                         "--light-mode", "--tonemap", "--exposure", "--cpu-bvh", "--split",
+                                         "--light-mode", "--tonemap", "--exposure", "--split", "--wave-paths",
                                          "--env", "--env-scale", "--stats-json", "--look-from", "--camera",
                                          "--look-at", "--up", "--fov", "--aperture", "--focus-dist"};
     for (int i = first; i < argc; i++) {
@@ -191,10 +191,10 @@ int cli_parse(int argc, char **argv, int first, const char *command, cli_options
                 fprintf(stderr, "pathwave: %s\n", pw_last_error());
         } else if (strcmp(a, "--exposure") == 0)
             ok = parse_float(a, v, 1e-20f, 1e6f, &o->exposure);
+        else if (strcmp(a, "--wave-paths") == 0)
+            ok = parse_int(a, v, 1, INT_MAX, &o->wave_paths);
         else if (strcmp(a, "--split") == 0)
             ok = parse_int(a, v, 1, 64, &o->split);
-        else if (strcmp(a, "--cpu-bvh") == 0)
-            ok = parse_int(a, v, 2, 8, &o->cpu_bvh_width);
         else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
             o->quiet = 1;
         else if (strcmp(a, "--json") == 0)
@@ -312,8 +312,8 @@ int cli_load_scene(cli_options *o, pw_scene **scene, pw_settings *s)
     s->threads = o->threads;
     if (o->split)
         s->split = o->split;
-    if (o->cpu_bvh_width)
-        s->cpu_bvh_width = o->cpu_bvh_width;
+    if (o->wave_paths)
+        s->wave_paths = o->wave_paths;
     s->backend = o->backend;
     /* The sizes a scene file gave are checked with the command line's:
      * one message, and a usage error. */

@@ -20,7 +20,7 @@ typedef struct cli_options {
     pw_light_mode light_mode;
     pw_tonemap tonemap;
     float exposure;
-    int quiet, json, stats, cpu_bvh_width, split;
+    int quiet, json, stats, split, wave_paths;
     int ignore_required_extensions; /* glTF: load without extensions the file requires */
     const char *stats_json; /* render: file for the --stats figures as JSON ("-": stdout) */
     /* Camera overrides: each set_ flag says the option was given. */

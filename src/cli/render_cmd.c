@@ -94,12 +94,6 @@ static void print_stats(const cli_options *o, const pw_scene *scene, const pw_re
     if (st->cpu_bvh_bytes)
         fprintf(stderr, "cpu bvh: 8-wide, %llu bytes (%.1f MiB), converted in %.1f ms\n",
                 (unsigned long long)st->cpu_bvh_bytes, st->cpu_bvh_bytes / 1048576.0, st->cpu_bvh_ms);
-    if (st->cpu_simd_paths)
-        fprintf(stderr, "cpu paths: %u at once in AVX2 lanes\n", st->cpu_simd_paths);
-    if (st->gpu_stream_launches)
-        fprintf(stderr, "gpu megakernel: %u launches as a stream of tiles\n", st->gpu_stream_launches);
-    if (st->gpu_waves[0])
-        fprintf(stderr, "gpu wavefront: %u + %u waves on its two slots\n", st->gpu_waves[0], st->gpu_waves[1]);
     if (st->device_bytes)
         fprintf(stderr, "device memory: %llu bytes (%.1f MiB)\n", (unsigned long long)st->device_bytes,
                 st->device_bytes / 1048576.0);
@@ -136,15 +130,6 @@ static int write_stats_json(const cli_options *o, const pw_scene *scene, const p
     if (st->cpu_bvh_bytes) {
         cJSON_AddNumberToObject(j, "cpu_bvh_bytes", (double)st->cpu_bvh_bytes);
         cJSON_AddNumberToObject(j, "cpu_bvh_ms", st->cpu_bvh_ms);
-    }
-    if (st->cpu_simd_paths)
-        cJSON_AddNumberToObject(j, "cpu_simd_paths", st->cpu_simd_paths);
-    if (st->gpu_stream_launches)
-        cJSON_AddNumberToObject(j, "gpu_stream_launches", st->gpu_stream_launches);
-    if (st->gpu_waves[0]) {
-        cJSON *waves = cJSON_AddArrayToObject(j, "gpu_waves");
-        for (int k = 0; waves && k < 2; k++)
-            cJSON_AddItemToArray(waves, cJSON_CreateNumber(st->gpu_waves[k]));
     }
     cJSON_AddNumberToObject(j, "render_seconds", st->render_seconds);
     cJSON_AddNumberToObject(j, "mrays_per_s", mrays_of(st));

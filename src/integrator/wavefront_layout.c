@@ -1,6 +1,5 @@
 #include "integrator/wavefront_layout.h"
 
-#include "core/env.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,14 +78,6 @@ uint32_t pw_wave_wanted_paths(uint32_t npix, uint32_t split, uint32_t max_paths)
     if (split <= 1 && want > max_paths)
         want = npix > max_paths ? npix : max_paths;
     return want > UINT32_MAX ? UINT32_MAX : (uint32_t)want;
-}
-
-uint32_t pw_wave_path_limit(int settings_wave_paths)
-{
-    double limit;
-    if (pw_env_number("PATHWAVE_WAVE_PATHS", 0.0, (double)UINT32_MAX, 1, &limit))
-        return (uint32_t)limit;
-    return settings_wave_paths > 0 ? (uint32_t)settings_wave_paths : 0u;
 }
 
 void pw_wave_plan(uint32_t cap, uint32_t npix, uint32_t split, uint32_t spp_left, uint32_t *pixels,

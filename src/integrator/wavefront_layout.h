@@ -25,9 +25,6 @@ uint32_t pw_wave_shadows_per_path(const pw_scene_view *s, uint32_t light_mode);
  * several samples of every pixel, up to max_paths (no more than 32 samples),
  * or one sample of every pixel's split children. */
 uint32_t pw_wave_wanted_paths(uint32_t npix, uint32_t split, uint32_t max_paths);
-/* The most path slots a wave may take: PATHWAVE_WAVE_PATHS=N when set
- * (for comparisons), else the settings' wave_paths; 0: no limit. */
-uint32_t pw_wave_path_limit(int settings_wave_paths);
 /* How the next wave is filled from cap slots with spp_left samples to go:
  * with room for every pixel and no splitting, *samples of every pixel, the
  * samples left spread evenly over the fewest waves; otherwise one sample of

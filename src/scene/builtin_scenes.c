@@ -61,12 +61,10 @@ static void sphere_scene_setup(pw_scene *s, pw_vec3 from, float vfov, float aper
     s->defaults.rr_depth = 1000;
 }
 
-/* The toy scenes' camera, sky and resolution, and their benchmark frame of
- * 4 samples per pixel (BENCHMARKS.md B1). */
+/* The toy scenes' camera, sky and resolution. */
 static void toy_camera_and_sky(pw_scene *s)
 {
     sphere_scene_setup(s, v3(0, 2, 3), 60.0f, 0.02f, 3.0f, 0.3f, 1280, 720, 64, 10);
-    s->defaults.frame_spp = 4;
 }
 
 /* Spheres 0-8 of B1: ground, three Lambert, three metal, glass, one emitter. */

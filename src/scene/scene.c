@@ -30,8 +30,6 @@ pw_scene *pw_scene_alloc(const char *name)
     s->defaults.threads = 0;
     s->defaults.backend = PW_BACKEND_AUTO;
     s->defaults.light_mode = PW_LIGHT_MODE_MIS;
-    s->defaults.cpu_bvh_width = 0;
-    s->defaults.frame_spp = 1;
     s->defaults.split = 1;
     return s;
 }

@@ -1,10 +1,7 @@
 /* CPU megakernel: threads take 16x16 tiles and trace whole paths with the
- * shared integrator code; sphere scenes with the basic materials go
- * through its 8-lane AVX2 transcription (cpu_lanes8.c) instead, with the
- * same result. A pixel's samples are summed in a fixed order by one
+ * shared integrator code. A pixel's samples are summed in a fixed order by one
  * thread, so images are bit-identical for any thread count. */
 #include "api/renderer.h"
-#include "backend/cpu/cpu_lanes8.h"
 #include "backend/cpu/parallel_for.h"
 #include "core/error.h"
 #include "integrator/path.h"
@@ -14,7 +11,6 @@
 typedef struct mega_job {
     pw_renderer *r;
     uint32_t spp, tiles_x;
-    int lanes8; /* sphere scenes: eight paths in SIMD lanes (cpu_lanes8.c) */
 } mega_job;
 
 /* One pixel's run of samples in the two-pixel loop below. */
@@ -150,13 +146,7 @@ static void render_tile(mega_job *j, uint32_t tile)
     uint32_t x1 = x0 + TILE < prm->width ? x0 + TILE : prm->width;
     uint32_t y1 = y0 + TILE < prm->height ? y0 + TILE : prm->height;
     uint32_t ext = 0, shadow = 0, samples;
-#if PW_BVH8_HAVE_AVX2
-    if (j->lanes8) {
-        pw_cpu_lanes8_tile(r, x0, y0, x1, y1, j->spp, &ext, &shadow);
-        samples = (x1 - x0) * (y1 - y0) * j->spp;
-    } else
-#endif
-        samples = render_pixels(j, x0, y0, x1, y1, &ext, &shadow);
+    samples = render_pixels(j, x0, y0, x1, y1, &ext, &shadow);
     __atomic_fetch_add(&r->stats.camera_rays, (uint64_t)samples, __ATOMIC_RELAXED);
     __atomic_fetch_add(&r->stats.bounce_rays, (uint64_t)(ext - samples), __ATOMIC_RELAXED);
     __atomic_fetch_add(&r->stats.shadow_rays, (uint64_t)shadow, __ATOMIC_RELAXED);
@@ -172,8 +162,7 @@ static void tiles_body(void *ctx, uint32_t begin, uint32_t end)
 
 pw_status pw_cpu_render(pw_renderer *r, int spp)
 {
-    mega_job j = {r, (uint32_t)spp, (r->params.width + TILE - 1) / TILE, pw_cpu_lanes8_usable(r)};
-    r->stats.cpu_simd_paths = j.lanes8 ? 8u : 0u;
+    mega_job j = {r, (uint32_t)spp, (r->params.width + TILE - 1) / TILE};
     uint32_t n_tiles = j.tiles_x * ((r->params.height + TILE - 1) / TILE);
     pw_parallel_for(r->settings.threads, n_tiles, 1, tiles_body, &j);
     return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;

@@ -173,8 +173,7 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
 {
     pw_wave *w = &cw->w;
     uint32_t n = pixels * samples;
-    const char *camera = getenv("PATHWAVE_CPU_WAVE_CAMERA");
-    stage_ctx c = {r, w, 0, first, pixels, sample, samples, !(camera && *camera == '0')};
+    stage_ctx c = {r, w, 0, first, pixels, sample, samples, r->tuning.cpu_wave_camera};
     run_stage(&c, PW_STAGE_GENERATE, 0, n, n, generate_body);
     w->counters[PW_WF_SLOTS] = n;
     uint32_t rays = n;
@@ -205,7 +204,7 @@ static pw_status setup(pw_renderer *r, cpu_wave **out)
     uint32_t cap = pw_wave_wanted_paths(npix, split, CPU_WAVE_CAP);
     if (cap > CPU_WAVE_CAP)
         cap = CPU_WAVE_CAP;
-    uint32_t limit = pw_wave_path_limit(r->settings.wave_paths);
+    uint32_t limit = (uint32_t)r->settings.wave_paths;
     if (limit > 0 && limit < cap)
         cap = limit;
     if (cap < split)

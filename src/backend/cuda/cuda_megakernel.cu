@@ -15,7 +15,6 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
 #include "accel/sphere_groups.h"
-#include "core/env.h"
 #include "integrator/path.h"
 
 /* Rays are counted per thread, summed across the warp, and added to the
@@ -279,8 +278,7 @@ MEGA_KERNEL(pw_megakernel_split_wide, prm.split, PW_KINDS_ALL, MEGA_ANY, 0, 1, 0
 typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, uint32_t, uint32_t,
                                unsigned long long *, mega_tiles);
 
-/* The smallest kernel that renders this frame. PATHWAVE_MEGA_GENERAL=1
- * keeps the general ones, to compare. */
+/* The smallest kernel that renders this frame. */
 static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
 {
     const pw_scene_view *v = &c->scene.view;
@@ -295,9 +293,6 @@ static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
                                                    : pw_megakernel_all;
     if (v->wide_bvh)
         return pw_megakernel_wide;
-    const char *general = getenv("PATHWAVE_MEGA_GENERAL");
-    if (general && *general == '1')
-        return pw_megakernel;
     if (v->n_spheres == 0)
         return pw_megakernel_mesh;
     if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_TOY)
@@ -308,9 +303,8 @@ static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
         return v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_nolight_groups : pw_megakernel_nolight_bvh;
     /* The list (up to 32 spheres, PATHWAVE_CUDA_FLAT) with camera rays in
      * batches; PATHWAVE_MEGA_BATCH=0 takes the shared loop, to compare. */
-    const char *batch = getenv("PATHWAVE_MEGA_BATCH");
     if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE)
-        return (batch && *batch == '0') || v->n_spheres > MEGA_CAMERA_LIST ? pw_megakernel_nolight_list_shared
+        return !r->tuning.mega_batch || v->n_spheres > MEGA_CAMERA_LIST ? pw_megakernel_nolight_list_shared
                                                                            : pw_megakernel_nolight_list;
     return pw_megakernel;
 }
@@ -377,9 +371,10 @@ extern "C" int pw_cuda_usable(void)
  * that, 8 samples of each pixel of a 32-pixel tile, or 32 of an 8-pixel
  * one: 4x2 from 9 samples a launch (toy-small at 32, 4x2 53,780 Mray/s,
  * 8x1 53,850 and 2x4 53,660; docs/PERFORMANCE.md). */
-static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int streamed, int batched)
+static mega_tiles tile_shape(const pw_tuning *tuning, uint32_t width, uint32_t spp, int wide_bvh, int streamed,
+                             int batched)
 {
-    unsigned w = spp <= 2 && !wide_bvh ? 16 : spp > 16 ? 4 : 8, h = 4, ew, eh;
+    unsigned w = spp <= 2 && !wide_bvh ? 16 : spp > 16 ? 4 : 8, h = 4;
     if (batched && spp > 8)
         w = 4, h = 2;
     /* A stream's tiles: 8x4 pixels at one sample a pixel, 4x4 at two,
@@ -390,10 +385,10 @@ static mega_tiles tile_shape(uint32_t width, uint32_t spp, int wide_bvh, int str
      * 22,060; 4x4 22,280, 8x4 21,280; docs/PERFORMANCE.md). */
     if (streamed)
         w = spp == 2 ? 4 : 8, h = spp == 4 ? 2 : 4;
-    const char *e = getenv("PATHWAVE_MEGA_TILE");
+    /* A tuned shape where this kernel can take it (pw_tuning checked the rest). */
     uint32_t items = batched ? PW_POOL_ITEMS / 2 : PW_POOL_ITEMS; /* a warp's pool */
-    if (e && sscanf(e, "%ux%u", &ew, &eh) == 2 && ew && eh && !(ew & (ew - 1)) && !(eh & (eh - 1)) &&
-        (streamed ? ew * eh * spp >= 32 : ew * eh >= 8) && ew * eh <= items)
+    unsigned ew = (unsigned)tuning->mega_tile_w, eh = (unsigned)tuning->mega_tile_h;
+    if (ew && (streamed ? ew * eh * spp >= 32 : 1) && ew * eh <= items)
         w = ew, h = eh;
     mega_tiles t;
     t.w_log2 = (uint32_t)__builtin_ctz(w);
@@ -434,11 +429,10 @@ static mega_kernel_fn stream_kernel(mega_kernel_fn k)
  * for comparisons. */
 static int use_stream(pw_renderer *r, cuda_state *c, int spp, mega_kernel_fn *kernel, mega_tiles *t)
 {
-    const char *e = getenv("PATHWAVE_MEGA_STREAM");
-    if ((e && *e == '0') || !stream_kernel(*kernel) || (spp != 1 && spp != 2 && spp != 4) ||
+    if (!r->tuning.mega_stream || !stream_kernel(*kernel) || (spp != 1 && spp != 2 && spp != 4) ||
         r->params.width > 16384 || r->params.height > 16384)
         return 0;
-    mega_tiles s = tile_shape(r->params.width, (uint32_t)spp, 0, 1, 0);
+    mega_tiles s = tile_shape(&r->tuning, r->params.width, (uint32_t)spp, 0, 1, 0);
     if (r->params.width % (1u << s.w_log2) || r->params.height % (1u << (s.n_log2 - s.w_log2)))
         return 0;
     mega_kernel_fn k = stream_kernel(*kernel);
@@ -513,37 +507,25 @@ static pw_status create(pw_renderer *r, cuda_state *c)
      * memory beats the BVH for the 9 spheres of toy-small, the sphere
      * groups beat it for the 46 of toy (docs/PERFORMANCE.md).
      * PATHWAVE_CUDA_FLAT=N sets the largest sphere count that uses the list
-     * (0: never), PATHWAVE_CUDA_GROUPS=0 turns the groups off, for
-     * comparisons. */
-    const char *groups = getenv("PATHWAVE_CUDA_GROUPS");
-    double flat;
-    /* At most 1,024: 16 KiB of shared memory. */
-    uint32_t flat_max = pw_env_number("PATHWAVE_CUDA_FLAT", 0.0, 1024.0, 1, &flat) ? (uint32_t)flat : PW_CUDA_FLAT_MAX;
+     * (0: never, at most 1,024: 16 KiB of shared memory), for comparisons. */
+    uint32_t flat_max =
+        r->tuning.cuda_flat_max == PW_TUNING_AUTO ? PW_CUDA_FLAT_MAX : (uint32_t)r->tuning.cuda_flat_max;
     c->scene.view.flat_spheres = PW_FLAT_NONE;
     /* The list takes no direction maps: its 9 spheres in shared memory
      * cost toy-small's camera rays less than a map's lookup (toy-small
      * 24,280 Mray/s with the camera's map, 27,600 without). */
     if (r->scene->n_tris == 0 && r->scene->n_spheres <= flat_max)
         c->scene.view.flat_spheres = PW_FLAT_LIST;
-    else if (r->scene->n_tris == 0 && r->scene->n_spheres <= PW_GROUPS_MAX_SPHERES && !(groups && *groups == '0')) {
+    else if (r->scene->n_tris == 0 && r->scene->n_spheres <= PW_GROUPS_MAX_SPHERES) {
         /* At most 8 runs of 8: measured best on toy against 16x4, 12x6,
-         * 32x2, 16x8, 24x4, 4x16, 6x11, 3x22 and 8x12 (docs/PERFORMANCE.md);
-         * PATHWAVE_GROUPS_SHAPE=RxL sets another, for comparisons. */
-        const char *shape = getenv("PATHWAVE_GROUPS_SHAPE");
-        unsigned runs = 8, len = 8, er, el;
-        if (shape && sscanf(shape, "%ux%u", &er, &el) == 2 && er >= 1 && er <= PW_GROUPS_MAX &&
-            el <= PW_GROUPS_MAX_SPHERES && er * el >= r->scene->n_spheres)
-            runs = er, len = el;
+         * 32x2, 16x8, 24x4, 4x16, 6x11, 3x22 and 8x12 (docs/PERFORMANCE.md). */
+        unsigned runs = 8, len = 8;
         /* Origin maps' cells half a sphere across for the megakernel, a
          * whole one for the wavefront: toy 19,240 / 19,506 Mray/s against
          * 18,979 / 19,035, and 8,260 / 8,225 against 8,399 / 8,367
          * (docs/PERFORMANCE.md). */
         float cells = r->backend == PW_BACKEND_CUDA_WAVE ? 1.0f : 0.5f;
         st = pw_cuda_scene_upload_groups(&r->view, runs, len, cells, &c->scene);
-        /* PATHWAVE_MEGA_CAMERA_MAP=0: camera rays walk the runs, for comparisons. */
-        const char *cam = getenv("PATHWAVE_MEGA_CAMERA_MAP");
-        if (cam && *cam == '0')
-            c->scene.view.dirmap_camera = 0;
     }
     return st;
 }
@@ -571,7 +553,7 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     mega_tiles tiles;
     int streamed = use_stream(r, c, spp, &kernel, &tiles);
     if (!streamed)
-        tiles = tile_shape(r->params.width, (uint32_t)spp, (int)c->scene.view.wide_bvh, 0, batched);
+        tiles = tile_shape(&r->tuning, r->params.width, (uint32_t)spp, (int)c->scene.view.wide_bvh, 0, batched);
     uint32_t tile_h = 1u << (tiles.n_log2 - tiles.w_log2), ny = (r->params.height + tile_h - 1) / tile_h;
     uint32_t n_blocks = tiles.nx * ((ny + MEGA_WARPS - 1) / MEGA_WARPS);
     /* Dynamic shared memory: the spheres of a flat scene, then each warp's
@@ -586,7 +568,7 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
         tiles.n_tiles = tiles.nx * ny;
         n_blocks = c->stream_blocks < n_blocks ? c->stream_blocks : n_blocks;
         PW_CUDA_TRY(cudaMemset(tiles.next_tile, 0, sizeof(uint32_t)));
-        r->stats.gpu_stream_launches++;
+        r->gpu_stream_launches++;
     } else
         smem += ((size_t)MEGA_WARPS * tiles.chunk << tiles.n_log2) * sizeof(pw_vec3) +
                 (slots ? (size_t)MEGA_WARPS * 32 * sizeof(pw_shadow_slot) : 0) +

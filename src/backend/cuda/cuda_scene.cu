@@ -3,7 +3,6 @@
 #include "backend/cuda/cuda_scene.h"
 
 #include "accel/sphere_groups.h"
-#include "core/env.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,19 +89,13 @@ pw_status pw_cuda_scene_upload(const pw_scene_view *host, const pw_scene *s, pw_
 static pw_status upload_dirmaps(const pw_scene_view *host, const pw_sphere_groups *g, float cell_scale,
                                 pw_cuda_scene *out)
 {
-    /* PATHWAVE_CUDA_DIRMAPS=0 leaves them out, for comparisons, and
-     * PATHWAVE_CUDA_ORIGIN_MAPS sets another cell scale (0: no origin maps);
-     * maps that cannot be built (host memory) leave those rays on the runs. */
-    const char *maps = getenv("PATHWAVE_CUDA_DIRMAPS");
-    double scale;
-    if (pw_env_number("PATHWAVE_CUDA_ORIGIN_MAPS", 0.0, 64.0, 0, &scale))
-        cell_scale = (float)scale;
+    /* Maps that cannot be built (host memory) leave those rays on the runs. */
     /* The origin maps (toy's: 37 MB) only save time: they may take a
      * quarter of the free device memory at most. */
     size_t free_b = 0, total_b = 0;
     PW_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     pw_dirmaps dm;
-    if ((maps && *maps == '0') || !pw_dirmaps_build(host, g->spheres, g->prims, cell_scale, free_b / 4, &dm))
+    if (!pw_dirmaps_build(host, g->spheres, g->prims, cell_scale, free_b / 4, &dm))
         return PW_OK;
     pw_status st = upload(out, dm.maps, dm.n_all * sizeof *dm.maps, (const void **)&out->view.dirmaps,
                           "direction maps");

@@ -27,7 +27,6 @@
 #include "api/renderer.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
-#include "core/env.h"
 #include "integrator/wavefront_layout.h"
 
 #define WAVE_BLOCK 128
@@ -546,12 +545,10 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
  * and connect without the triangles' code, and with the basic materials
  * and the toy light sampling or none, shade and the tail with the light
  * mode compiled in; else shade and the tail for the basic materials or for
- * every kind. PATHWAVE_WAVE_GENERAL=1 keeps the general ones, to compare. */
+ * every kind. */
 static void pick_wave_kernels(const pw_renderer *r, cuda_wave *cw)
 {
-    const char *general = getenv("PATHWAVE_WAVE_GENERAL");
-    int special = !(general && *general == '1');
-    int basic = special && r->params.kinds == PW_KINDS_BASIC, spheres = special && r->view.n_tris == 0;
+    int basic = r->params.kinds == PW_KINDS_BASIC, spheres = r->view.n_tris == 0;
     uint32_t mode = r->params.light_mode;
     cw->extend = spheres ? k_extend_spheres : k_extend;
     cw->extend_camera = spheres ? k_extend_camera_spheres : k_extend_camera;
@@ -584,13 +581,9 @@ static pw_status resident_grid(const void *fn, int block, size_t smem, int sms, 
  * bunnies-mixed:64 +7%, the Veach MIS scene +11%; but toy -3% (it gained
  * 4% before shading put its shadow rays straight into the paths' records),
  * toy-small -23% and rtiow -5%, whose Lambert, metal and glass take a few
- * instructions each. PATHWAVE_WAVE_SORT=0 or 1 decides instead, for
- * comparisons. */
+ * instructions each. */
 static int shade_sorted(const pw_renderer *r)
 {
-    const char *e = getenv("PATHWAVE_WAVE_SORT");
-    if (e && (*e == '0' || *e == '1'))
-        return *e == '1';
     if (r->params.kinds != PW_KINDS_ALL)
         return 0;
     for (uint32_t i = 1; i < r->view.n_mats; i++)
@@ -612,8 +605,7 @@ static int shade_sorted(const pw_renderer *r)
  * PATHWAVE_WAVE_SLOTS=1 (for comparisons). */
 static int wave_slots(const pw_renderer *r, uint32_t cap)
 {
-    const char *e = getenv("PATHWAVE_WAVE_SLOTS");
-    if ((e && *e == '1') || r->settings.stage_stats || cap / 2u < r->params.split || cap < 2048u)
+    if (r->tuning.wave_slots == 1 || r->settings.stage_stats || cap / 2u < r->params.split || cap < 2048u)
         return 1;
     return WAVE_SLOTS;
 }
@@ -631,9 +623,8 @@ static int wave_slots(const pw_renderer *r, uint32_t cap)
  * PATHWAVE_WAVE_HALVE=0 or 1 decides instead, for comparisons. */
 static int halve_frames(const pw_renderer *r)
 {
-    const char *e = getenv("PATHWAVE_WAVE_HALVE");
-    if (e && (*e == '0' || *e == '1'))
-        return *e == '1';
+    if (r->tuning.wave_halve != PW_TUNING_AUTO)
+        return r->tuning.wave_halve;
     return r->params.kinds == PW_KINDS_BASIC && r->view.n_tris <= 4096u;
 }
 
@@ -680,7 +671,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     if (fit < 1024)
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "CUDA: too little device memory for the wavefront's path state (%.0f MiB free)",
                        free_b / 1048576.0);
-    uint32_t limit = pw_wave_path_limit(r->settings.wave_paths); /* paths in flight, both slots together */
+    uint32_t limit = (uint32_t)r->settings.wave_paths; /* paths in flight, both slots together */
     if (limit > 0 && limit < cap)
         cap = limit;
     if (cap < split)
@@ -716,10 +707,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
      * instead take the next 32 rays as soon as their last 32 are done (one
      * atomic a warp), measured for extend:
      * bunnies-mixed:16 +8%, cornell +2%, sponza +1%, bunny unchanged. Rays
-     * through spheres in shared memory cost alike (toy -1%: not used).
-     * PATHWAVE_WAVE_FETCH=0 or 1 decides instead, for comparisons. */
-    const char *fetch = getenv("PATHWAVE_WAVE_FETCH");
-    cw->fetch = fetch && (*fetch == '0' || *fetch == '1') ? *fetch == '1' : r->view.n_tris > 0;
+     * through spheres in shared memory cost alike (toy -1%: not used). */
+    cw->fetch = r->view.n_tris > 0;
     pw_status st;
     if ((st = resident_grid((const void *)cw->extend, WAVE_BLOCK, smem, sms, &cw->g_extend)) != PW_OK ||
         (st = resident_grid((const void *)cw->extend_camera, WAVE_BLOCK, smem, sms, &cw->g_extend_camera)) != PW_OK ||
@@ -744,10 +733,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
      * gained more on the sphere scenes and the Cornell box but lost on the
      * Veach scene and bunnies-mixed:64. PATHWAVE_WAVE_TAIL=N sets the
      * largest queue so finished (0: never), for comparisons. */
-    double tail;
-    cw->tail_max = pw_env_number("PATHWAVE_WAVE_TAIL", 0.0, (double)UINT32_MAX, 1, &tail)
-                       ? (uint32_t)tail
-                       : 5u * (uint32_t)cw->g_tail * WAVE_BLOCK;
+    cw->tail_max = r->tuning.wave_tail != PW_TUNING_AUTO ? (uint32_t)r->tuning.wave_tail
+                                                         : 5u * (uint32_t)cw->g_tail * WAVE_BLOCK;
 
     if (r->settings.stage_stats) {
         cw->n_ev = (PW_STAGE_COUNT + 1) * (int)(r->params.max_depth + 2);
@@ -956,7 +943,7 @@ static pw_status run_wave(pw_renderer *r, cuda_state *c, wave_slot *s, uint32_t 
     else
         PW_CUDA_TRY(launch_wave_unrolled(r, c, s, cw->ev != NULL));
     PW_CUDA_TRY(launch_gather(r, c, s));
-    r->stats.gpu_waves[s - cw->slot]++;
+    r->gpu_waves[s - cw->slot]++;
     if (!cw->ev)
         return PW_OK;
     return record_stage_times(r, cw, r->params.max_depth + 1, pixels * samples);
@@ -1031,9 +1018,8 @@ extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
         }
     }
     cuda_wave *cw = c->wave;
-    const char *use_graph = getenv("PATHWAVE_WAVE_GRAPH");
     for (int k = 0; k < cw->n_slots; k++)
-        if (!cw->ev && !cw->slot[k].graph && !(use_graph && *use_graph == '0')) {
+        if (!cw->ev && !cw->slot[k].graph && r->tuning.wave_graph) {
             pw_status st = build_graph(r, c, &cw->slot[k]);
             if (st != PW_OK)
                 return st;
