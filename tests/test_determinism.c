@@ -8,7 +8,7 @@
 #include "test_render_util.h"
 
 #include "api/renderer.h"
-#include "integrator/path.h"
+#include "backend/sample_pool.h"
 
 #define W 64
 #define H 48

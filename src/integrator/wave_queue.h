@@ -1,6 +1,6 @@
 /* Records in structure-of-arrays form and appends to a queue from many
  * threads at once: what the wavefront's queues are made of, and the
- * records shading puts its shadow rays straight into (path.h's
+ * records shading puts its shadow rays straight into (stage_shadow.h's
  * pw_shadow_sink). */
 #ifndef PW_WAVE_QUEUE_H
 #define PW_WAVE_QUEUE_H

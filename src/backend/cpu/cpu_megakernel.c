@@ -4,7 +4,7 @@
 #include "api/renderer.h"
 #include "backend/cpu/parallel_for.h"
 #include "core/error.h"
-#include "integrator/path.h"
+#include "backend/sample_pool.h"
 
 #define TILE 16
 

@@ -17,7 +17,7 @@
 #define PW_CUDA_CAMERA_BATCH_H
 
 #include "backend/cuda/cuda_state.h"
-#include "integrator/path.h"
+#include "backend/sample_pool.h"
 
 /* Camera hits waiting to be shaded: a warp's ring of MEGA_RING entries in
  * shared memory, one array a field so that 32 lanes touch 32 banks. A

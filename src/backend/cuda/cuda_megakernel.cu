@@ -15,7 +15,7 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
 #include "accel/sphere_groups.h"
-#include "integrator/path.h"
+#include "backend/sample_pool.h"
 
 /* Rays are counted per thread, summed across the warp, and added to the
  * global counters by one lane: one atomic per warp instead of one per ray. */

@@ -1,0 +1,19 @@
+/* Stage shade background: a path whose ray left the scene. */
+#ifndef PW_STAGE_SHADE_BACKGROUND_H
+#define PW_STAGE_SHADE_BACKGROUND_H
+
+#include "integrator/path_state.h"
+#include "shade/environment.h"
+#include "shade/light_sample.h"
+
+/* The environment seen by a ray that left the scene; an environment map is
+ * also light-sampled, so BSDF-sampled rays that reach it are MIS-weighted. */
+PW_HD void pw_path_miss(const pw_scene_view *s, const pw_render_params *prm, pw_path *p)
+{
+    float w = 1.0f;
+    if (s->env_prob > 0.0f && prm->light_mode == PW_LIGHT_MODE_MIS && !(p->flags & PW_PATH_SPECULAR))
+        w = pw_power_heuristic(p->prev_pdf, s->env_prob * pw_env_pdf(&s->env, p->ray.d));
+    p->L = v3_add_rn(p->L, v3_scale(v3_mul(p->beta, pw_env_radiance(&s->env, p->ray.d)), w));
+}
+
+#endif
