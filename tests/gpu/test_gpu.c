@@ -252,6 +252,25 @@ static void test_agree_cornell(void **state)
     pw_scene_free(s);
 }
 
+/* Bitterli's Cornell box read from its pbrt-v4 file (its maximum depth of
+ * 65, area lights, a rough conductor): the GPU's two backends equal to the
+ * bit at 256x256, in one call and in two (progressive), and both close to
+ * the CPU. Skipped without the shared scenes. */
+static void test_agree_cornell_pbrt(void **state)
+{
+    (void)state;
+    char path[4096];
+    if (!gpu_or_skip() || !pw_test_shared_file("scenes/bitterli-cornell-box/pbrt-v4/scene-v4.pbrt", path, sizeof path))
+        skip();
+    pw_scene *s;
+    if (pw_scene_load(path, &s) != PW_OK)
+        fail_msg("%s", pw_last_error());
+    const gpu_case one_call = {256, 256, 16, 1, 0, 0}, two_calls = {256, 256, 16, 1, 0, 5};
+    check_case("cornell .pbrt 256x256, 16 spp", s, &one_call);
+    check_mega_equals_wave("cornell .pbrt 256x256, 5 + 11 spp", s, &two_calls);
+    pw_scene_free(s);
+}
+
 static void test_agree_bunny(void **state)
 {
     (void)state;
@@ -696,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_agree_many_toy_lights),
         cmocka_unit_test_teardown(test_agree_no_light_sampling, unset_debug_switches),
         cmocka_unit_test(test_agree_cornell),
+        cmocka_unit_test(test_agree_cornell_pbrt),
         cmocka_unit_test(test_agree_bunny),
         cmocka_unit_test(test_agree_split),
         cmocka_unit_test(test_rays_mega_equal_wave),
