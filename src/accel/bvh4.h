@@ -85,9 +85,9 @@ PW_HD void pw_bvh4_order(float *t, uint32_t *c, int i, int j)
  * in order of distance and more of them are skipped behind a hit found
  * meanwhile (a sorting network of five compare-swaps orders the four). On
  * the GPU, whose traversal waits on memory, that pays for closest hits
- * (meshes +2-5%, docs/PERFORMANCE.md), so the GPU always sorts; on the CPU
- * the Cornell box took 10% more instructions, so the host sorts only where
- * a view sets bvh4_sorted (the tests, to check the GPU's walk). */
+ * (the meshes ran faster), so the GPU always sorts; on the CPU the Cornell
+ * box took more instructions (docs/PERFORMANCE.md), so the host sorts only
+ * where a view sets bvh4_sorted (the tests, to check the GPU's walk). */
 PW_HD uint32_t pw_bvh4_visit_sorted(const pw_bvh4_node *n, pw_vec3 oid, pw_vec3 inv_d, float tmin, float tmax,
                                     uint32_t *st_ref, float *st_t, int *sp)
 {
@@ -168,11 +168,11 @@ PW_HD int pw_bvh4_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax
  * extends rays (Aila and Laine, "Understanding the Efficiency of Ray
  * Traversal on GPUs", 2009: while-while with postponed leaves). In the
  * plain walk each step is a node or a leaf, so a warp whose lanes are at
- * different kinds of step runs both at part width (Nsight Compute: 7.1
- * lanes of 32 in the extend stage's walk at bounce 1). Here a lane that
- * reaches a leaf keeps it aside and walks on through nodes until every
- * active lane of its warp holds a leaf (or has finished), then the leaves
- * are tested together. The price: leaves tested later shrink tmax later,
+ * different kinds of step runs both at part width (a profile of the
+ * extend stage's walk at bounce 1 found few lanes of 32 active;
+ * docs/PERFORMANCE.md). Here a lane that reaches a leaf keeps it aside
+ * and walks on through nodes until every active lane of its warp holds a
+ * leaf (or has finished), then the leaves are tested together. The price: leaves tested later shrink tmax later,
  * so fewer popped entries are skipped behind the hit. It finds the same
  * closest hit as pw_bvh4_trace: it tests the leaves the plain walk tests,
  * in the same order, and besides them only boxes and leaves the plain walk

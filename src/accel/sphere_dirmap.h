@@ -38,16 +38,16 @@
  * (pw_dirmap_ends_in), and directions are rounded to texels within the
  * angular margin.
  *
- * On toy a shadow ray walked the boxes of 8 runs and about 8 spheres in 2
- * runs; through its light's map it tests 4.5 spheres on average (the
- * light itself and the ground among them), a camera ray 0.8. Measured
- * (docs/PERFORMANCE.md): toy's CUDA megakernel 19% faster (with its
- * shadow rays no longer dealt out, and camera rays on the runs), the
- * wavefront 10%. Bounce rays through origin maps list 3.9 spheres on
- * toy: the megakernel 12% faster again (with its camera rays back on
- * their map), the wavefront 6%.
- * The CPU's sphere scenes run through 8-wide blocks (bvh8_flat.h) and
- * eight paths at a time (cpu_lanes8.c) and do not use the maps. */
+ * On toy a shadow ray walked the boxes of all 8 runs and the spheres of
+ * a couple of them; through its light's map it tests a handful of spheres
+ * (the light itself and the ground among them), a camera ray fewer than
+ * one. That made both CUDA backends clearly faster on toy (the megakernel
+ * with its shadow rays no longer dealt out, and camera rays on the runs);
+ * bounce rays through origin maps, which list a few spheres each on toy,
+ * made both faster again (the megakernel with its camera rays back on
+ * their map; docs/PERFORMANCE.md). The CPU's sphere scenes run through
+ * the 8-lane sphere blocks of its own BVH (bvh8_flat.h) and do not use
+ * the maps. */
 #ifndef PW_SPHERE_DIRMAP_H
 #define PW_SPHERE_DIRMAP_H
 
@@ -59,8 +59,9 @@ extern "C" {
 #endif
 
 /* Texels along each edge of a cube face: 6 * 32 * 32 masks of 8 bytes,
- * 48 KiB a map: against 16 texels, toy's shadow rays test 4.5 spheres
- * instead of 5.2, and the megakernel and wavefront measured 1% faster. */
+ * 48 KiB a map: against 16 texels, toy's shadow rays test fewer spheres,
+ * and the megakernel and wavefront ran slightly faster
+ * (docs/PERFORMANCE.md). */
 #define PW_DIRMAP_RES 32
 #define PW_DIRMAP_TEXELS (6 * PW_DIRMAP_RES * PW_DIRMAP_RES)
 #define PW_DIRMAP_MAX 9 /* the camera and PW_MAX_SHADOW sphere lights */

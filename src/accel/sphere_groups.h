@@ -91,7 +91,7 @@ PW_HD int pw_trace_sphere_groups(const pw_scene_view *s, pw_ray r, uint32_t orig
     /* Each lane walks its own entered runs, lowest first: a warp then
      * makes as many passes as its busiest lane enters runs, where a walk
      * over all runs in step made one for every run any lane entered
-     * (toy +2%, docs/PERFORMANCE.md). */
+     * (toy ran a little faster so; docs/PERFORMANCE.md). */
     while (enter) {
         uint32_t g = pw_lowest_bit(enter);
         enter &= enter - 1u;

@@ -18,15 +18,15 @@
  * GPU's loop, where every instruction runs for each of toy-small's 9
  * spheres, returning -1 and testing it afterwards cost several
  * instructions a sphere, and one helper for both this loop and
- * pw_hit_sphere made toy-small 3.5% slower (docs/PERFORMANCE.md). */
+ * pw_hit_sphere made toy-small slower (docs/PERFORMANCE.md). */
 PW_HD int pw_sphere_list_walk(const pw_sphere *spheres, uint32_t n_spheres, pw_ray r, float tmin, float tmax,
                               int any_hit, pw_hit *hit)
 {
     uint32_t best = PW_NO_HIT;
     /* Two spheres a turn, as nvcc unrolled it before the roots' tests
-     * shrank; left to itself it then unrolled four, and the kernel took 60
-     * registers instead of 55 (fewer resident blocks). Three a turn (no
-     * odd sphere after toy-small's nine) ran 1% slower (docs/PERFORMANCE.md). */
+     * shrank; left to itself it then unrolled four, and the kernel took
+     * more registers (fewer resident blocks). Three a turn (no odd sphere
+     * after toy-small's nine) ran slightly slower (docs/PERFORMANCE.md). */
 #if PW_DEVICE_CODE
 #pragma unroll 2
 #endif
@@ -106,11 +106,12 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
  * nothing but walk: for bounce rays over the 4-wide BVH, the walk with
  * postponed leaves (pw_bvh4_trace_postponed); for camera rays, whose lanes
  * mostly step alike already, and otherwise, pw_trace_from. Measured
- * (docs/PERFORMANCE.md): postponed for every ray, bunnies-mixed +1-2% but
- * sponza -2%, bunny -1-2%; for bounce rays only, bunnies-mixed +1.5-2%,
- * sponza unchanged. The wavefront's tail kernel takes it too (through
- * pw_path_step: bunnies-mixed:16, :64 and the bunny +0.3-3%, the sphere
- * scenes unchanged); the megakernels keep pw_trace's walk. */
+ * (docs/PERFORMANCE.md): postponed for every ray, bunnies-mixed gained but
+ * sponza and the bunny lost; for bounce rays only, bunnies-mixed gained
+ * and sponza was unchanged. The wavefront's tail kernel takes it too
+ * (through pw_path_step: bunnies-mixed:16, :64 and the bunny a little
+ * faster, the sphere scenes unchanged); the megakernels keep pw_trace's
+ * walk. */
 PW_HD int pw_trace_extend(const pw_scene_view *s, pw_ray r, uint32_t origin, float tmin, float tmax, pw_hit *hit)
 {
 #if PW_DEVICE_CODE

@@ -97,9 +97,9 @@ static uint32_t scene_kinds(const pw_scene *scene)
 }
 
 /* The 4-wide BVH or the binary one, as measured (docs/PERFORMANCE.md): on
- * the GPU megakernel the 4-wide tree won on meshes of 66K triangles and more
- * (+7 to +19%) and lost on spheres and on the 36-triangle Cornell box, where
- * its larger traversal code costs more than it saves; the wavefront and the
+ * the GPU megakernel the 4-wide tree won on meshes of 66K triangles and
+ * more and lost on spheres and on the 36-triangle Cornell box, where its
+ * larger traversal code costs more than it saves; the wavefront and the
  * CPU gained on every triangle scene measured. */
 #define WIDE_BVH_MIN_TRIANGLES_MEGAKERNEL 10000u
 static uint32_t wide_bvh(const pw_scene *scene, pw_backend backend)
@@ -167,9 +167,9 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     } else if (tuning.cpu_bvh_width != 2) {
         /* Measured (docs/PERFORMANCE.md): the 8-wide BVH, whose leaves test
          * 8 spheres or 8 triangles at a time, wins on spheres and on meshes
-         * (bunny +37% against the 4-wide tree). Without AVX2, or without
-         * the memory for it (about 60-70 bytes a triangle), the CPU walks
-         * the shared tree. */
+         * (on the bunny by far, against the 4-wide tree). Without AVX2, or
+         * without the memory for it (about 60-70 bytes a triangle), the CPU
+         * walks the shared tree. */
         double t0 = pw_now_seconds();
         if (pw_bvh8_build(&r->view, &r->bvh8)) {
             r->view.cpu_bvh8 = &r->bvh8;

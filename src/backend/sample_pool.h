@@ -23,14 +23,16 @@ PW_SIZE_CHECK(pw_shadow_slot, 28);
  * pixels outside the image are skipped. Each finished item's radiance goes
  * to radiance[i]; whoever owns a pixel adds its samples up afterwards, in
  * sample order. (Powers of two: integer division is a long instruction
- * sequence on the GPU, and it cost 9% of toy-small's instructions.)
+ * sequence on the GPU, and it was a notable share of toy-small's
+ * instructions; docs/PERFORMANCE.md.)
  *
  * Why: a GPU warp used to give each lane one pixel's samples, so it ran
- * until the lane with the longest paths was done; Nsight Compute found the
- * toy-small warps tracing 17.5 rays for every 9.3 of the average lane. With
- * a pool a lane whose path ends takes the warp's next unstarted sample, of
- * whichever pixel, and the warp waits only for the last paths begun. On the
- * CPU a pool is one pixel and the same code runs (pw_path_trace_pixel). */
+ * until the lane with the longest paths was done; a profile found
+ * toy-small's warps tracing far more rays than their average lane
+ * (docs/PERFORMANCE.md). With a pool a lane whose path ends takes the
+ * warp's next unstarted sample, of whichever pixel, and the warp waits
+ * only for the last paths begun. On the CPU a pool is one pixel and the
+ * same code runs (pw_path_trace_pixel). */
 typedef struct pw_sample_pool {
     uint32_t x0, y0, w_log2, n_log2; /* the pixels */
     uint32_t first, spp;             /* the samples of each */
@@ -64,10 +66,10 @@ typedef struct pw_sample_pool {
  * the sphere list and the BVH only: the estimators that cast at most one
  * shadow ray a hit have nothing to deal out, and over the sphere groups
  * (the toy scene) shadow rays are cheap through their lights' direction
- * maps (accel/sphere_dirmap.h), where dealing them, +4% on toy before the
- * maps, lost 8% (docs/PERFORMANCE.md). The loops stay
- * rolled: unrolled, they pushed the kernel past the instruction cache and
- * lost what the dealing gained. */
+ * maps (accel/sphere_dirmap.h), where dealing them, a gain on toy before
+ * the maps, became a loss (docs/PERFORMANCE.md). The loops stay rolled:
+ * unrolled, they pushed the kernel past the instruction cache and lost
+ * what the dealing gained. */
 PW_HD void pw_trace_shadows(const pw_scene_view *s, const pw_shadow_ray *sh, int n, pw_vec3 *L,
                             pw_shadow_slot *slots)
 {
@@ -235,16 +237,16 @@ PW_HD void pw_pool_store(const pw_sample_pool *pool, const pw_render_params *prm
  *
  * Each pass is a closest hit, its shading, then the shadow rays shading
  * made (with the pool's shadow slots, those of the whole warp together:
- * pw_trace_shadows); every pass waits for all the warp's lanes before its trace
- * (PW_WARP_ANY), so they trace together: without that, lanes that had
- * taken different branches reached the trace at different times and the
- * warp traced the same pass twice at half width (Nsight Compute: 17 of 32
- * lanes in the sphere loop of toy-small). The loop has one trace and one
- * shade call site, children and new samples included: inlined twice, the
- * path code needed far more registers on the GPU (and a single site for
- * shadow rays too measured slower, as lanes then interleave tracing with
- * shading; docs/PERFORMANCE.md). Adds the rays cast to *ext_rays (camera
- * and bounce) and *shadow_rays. */
+ * pw_trace_shadows); every pass waits for all the warp's lanes before its
+ * trace (PW_WARP_ANY), so they trace together: without that, lanes that
+ * had taken different branches reached the trace at different times and
+ * the warp traced the same pass twice at half width (so a profile of
+ * toy-small's sphere loop showed; docs/PERFORMANCE.md). The loop has one
+ * trace and one shade call site, children and new samples included:
+ * inlined twice, the path code needed far more registers on the GPU (and
+ * a single site for shadow rays too measured slower, as lanes then
+ * interleave tracing with shading; docs/PERFORMANCE.md). Adds the rays
+ * cast to *ext_rays (camera and bounce) and *shadow_rays. */
 PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *prm, const pw_sample_pool *pool,
                               uint32_t split, uint32_t kinds, uint32_t *ext_rays, uint32_t *shadow_rays)
 {

@@ -15,7 +15,7 @@
 
 /* PW_HD for a large body that more than one small wrapper calls (a
  * wavefront stage's path and camera versions): gcc inlined it into
- * neither once it had two callers, which cost the CPU wavefront 6% on
+ * neither once it had two callers, which made the CPU wavefront slower on
  * toy, so the host build forces it; nvcc inlines device code as before. */
 #if defined(__CUDACC__)
 #define PW_HD_INLINE PW_HD
@@ -75,12 +75,12 @@ static __device__ __forceinline__ unsigned pw_lane_id(void)
  * direction then differs between the CPU and the GPU in its last bits, and
  * a path only where rounding sends a decision the other way (test_gpu
  * bounds how often). A triangle's normal keeps IEEE arithmetic on both
- * sides. The smooth glass's refraction and Fresnel terms did too, after
- * losing a path of 16 of the furnace test's lossless glass cluster when
- * approximated (sessions 6 and 13, docs/PERFORMANCE.md); the cause was the
- * reflection's drift off unit length, fixed in session 20, and they take
- * the approximations since session 21, the furnace tests passing on both
- * GPU backends (the microfacet glass keeps IEEE: pw_fresnel_dielectric_ex). */
+ * sides. The smooth glass's refraction and Fresnel terms kept it for a
+ * while, as the furnace test's lossless glass cluster lost paths when they
+ * were approximated; the cause was the reflection's drift off unit length,
+ * and since that was fixed they take the approximations, the furnace
+ * tests passing on both GPU backends (docs/PERFORMANCE.md; the microfacet
+ * glass keeps IEEE: pw_fresnel_dielectric_ex). */
 #if PW_DEVICE_CODE
 static __device__ __forceinline__ float pw_rsqrt(float x)
 {
@@ -98,8 +98,8 @@ static __device__ __forceinline__ float pw_rcp(float x)
  * light sampling's cone, a frame's axes, a direction map's texel): the
  * hardware's approximations on the GPU (about 2 ulp; the square root one
  * instruction, the IEEE sequences about ten with a branch), and exactly
- * these expressions on the host, so that the CPU's scalar and 8-lane loops
- * still agree to the bit. */
+ * these expressions on the host, so that the host's scalar code and its
+ * 8-lane sphere tests (accel/bvh8_flat.h) agree to the bit. */
 /* The product is rounded on its own (__fmul_rn), never fused into a
  * neighbouring add, so that every kernel computes the same value (the two
  * GPU backends agree to the bit). */
@@ -148,8 +148,8 @@ static inline float pw_cbrt_approx(float x) { return cbrtf(x); }
 #if PW_DEVICE_CODE
 #define pw_sincos(x, s, c) __sincosf((x), (s), (c))
 #else
-/* The reduction and Cephes' coefficients, named so that the CPU's 8-lane
- * copy (backend/cpu/cpu_lanes8.c) computes exactly the same values. */
+/* The reduction's constants (2/pi, and pi/2 as a float and the rest of
+ * it) and Cephes' minimax coefficients for sin and cos on [-pi/4, pi/4]. */
 #define PW_SINCOS_2_OVER_PI 0.636619772f
 #define PW_SINCOS_PIO2_HI 1.57079637f
 #define PW_SINCOS_PIO2_LO -4.37113883e-8f
@@ -178,7 +178,7 @@ static inline void pw_sincos_host(float x, float *s, float *c)
 /* Before a loop that the GPU compiler must keep rolled. nvcc unrolls
  * short loops and inlines everything, so a kernel carries many copies of
  * a test; past the instruction cache, warps stall fetching instructions
- * (Nsight Compute: 1.5 of toy's 9.1 cycles between instructions), and a
+ * (on toy a notable share of the cycles between instructions), and a
  * rolled loop is the faster one (docs/PERFORMANCE.md). */
 #if PW_DEVICE_CODE
 #define PW_NO_UNROLL _Pragma("unroll 1")

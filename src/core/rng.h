@@ -74,8 +74,9 @@ static inline void pw_rng_fill_batch(pw_rng *r)
 
 /* Draw d of bounce b of a path is pw_hash32(key + (64 b + d) G): one hash
  * a draw, and no two (b, d) with d < 64 share an input, as G is odd.
- * (Each bounce used to hash the key again first: without that the toy
- * megakernel runs 1% faster, toy-small's 2%; docs/PERFORMANCE.md.) */
+ * (Each bounce used to hash the key again first: without that the
+ * megakernel runs a little faster on toy and toy-small;
+ * docs/PERFORMANCE.md.) */
 PW_HD uint32_t pw_bounce_key(uint32_t path_key, uint32_t bounce)
 {
     return path_key + bounce * (PW_RNG_BOUNCE_DIMS * PW_GOLDEN);
@@ -113,10 +114,10 @@ PW_HD float pw_rng_next(pw_rng *r) { return (float)(pw_rng_bits(r) >> 8) * (1.0f
  * square by a smooth map (the lens, a toy light's cone; the pixel's
  * jitter, from the path key's own bits), where 65,536 steps a side are far
  * finer than any image shows; half the hashes of two numbers (the random
- * numbers were 11% of toy-small's instructions: session 20,
- * docs/PERFORMANCE.md). Not for
- * inverting a tabulated distribution (an environment map's rows and
- * columns), which would never reach entries of mass under 1/65,536.
+ * numbers were a notable share of toy-small's instructions;
+ * docs/PERFORMANCE.md). Not for inverting a tabulated distribution (an
+ * environment map's rows and columns), which would never reach entries of
+ * mass under 1/65,536.
  * Midpoints, not the steps' starts: a 0 puts a whole step's probability
  * on one point, such as the pole of pw_sample_unit_sphere_surface, where a
  * direction cosine-sampled about a normal near the other pole comes out as

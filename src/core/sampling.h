@@ -47,8 +47,8 @@ PW_HD pw_vec3 pw_sample_cone(pw_vec3 w, float omc, float u1, float u2)
  * angle 2 pi u2. On the GPU that is three hardware approximations; the
  * concentric map (Shirley and Chiu), which keeps strata whole but matters
  * only for stratified numbers (ours are independent), took a division, a
- * branch and about 25 instructions, in the block that begins each path:
- * 17% of toy-small's warp instructions (docs/PERFORMANCE.md). */
+ * branch and about 25 instructions, in the block that begins each path,
+ * a large share of toy-small's warp instructions (docs/PERFORMANCE.md). */
 PW_HD void pw_sample_disk(float u1, float u2, float *x, float *y)
 {
     float r = pw_sqrt_approx(u1), sp, cp;

@@ -39,7 +39,7 @@ PW_HD pw_vec3 v3_fma(pw_vec3 a, float s, pw_vec3 c) { return v3(fmaf(a.x, s, c.x
  * fused depended on the code around it: the Lambert sample's pdf
  * (cos / pi) came out an ulp apart in the wavefront's shade stage and the
  * megakernel on the same path, and the two backends' images then differed
- * in the last bits of a few pixels (docs/PERFORMANCE.md, session 22). */
+ * in the last bits of a few pixels (docs/PERFORMANCE.md). */
 PW_HD float v3_dot(pw_vec3 a, pw_vec3 b)
 {
 #if PW_DEVICE_CODE

@@ -25,13 +25,13 @@ PW_HD int pw_sphere_left_behind(float b, float cc) { return b < 0.0f && cc > 0.0
  * approximations (pw_sqrt_approx: exact on the host): t is then off by a
  * few ulps, where the offset of the next ray's origin off a sphere
  * (pw_sphere_offset_dist) is some 256 ulps of the point's largest
- * coordinate (2^-16 at least), and the furnace tests still lose
- * no path; the IEEE sequences were
- * 6.5% of toy's warp instructions, run by 6 lanes of 32 (toy +3%,
- * toy-small +5%, docs/PERFORMANCE.md). The test comes in steps, which
- * pw_trace_sphere_list also takes one by one. First the discriminant,
- * negative where the line misses, for f = o - c and r2 = r * r; *b_out
- * takes b. */
+ * coordinate (2^-16 at least), and the furnace tests still lose no
+ * path; the IEEE sequences were a notable share of toy's warp
+ * instructions, run by few lanes of the warp, and the approximations made
+ * toy and toy-small faster (docs/PERFORMANCE.md). The test comes in
+ * steps, which pw_trace_sphere_list also takes one by one. First the
+ * discriminant, negative where the line misses, for f = o - c and
+ * r2 = r * r; *b_out takes b. */
 PW_HD float pw_sphere_disc(pw_vec3 f, pw_vec3 d, float r2, float *b_out)
 {
     float b = pw_sphere_b(f, d);

@@ -82,10 +82,10 @@ PW_HD pw_vec3 pw_offset_origin(pw_vec3 p, pw_vec3 ng, pw_vec3 dir)
  * rays leaving a sphere of radius 1000 there met it again
  * (tests/test_intersect.c, sphere_offset_origins); 2^-22 leaves a factor
  * of 4. 13 instructions on the GPU, where pw_offset_along (still the
- * triangles' offset) takes 44 (on toy-small, 6% of all, in the profile
- * of 1925f2b). Its floor, 2^-16 while no coordinate exceeds 1/2, is
- * pw_offset_along's near the origin: spheres of radius below about 1e-4
- * there are too small for it. */
+ * triangles' offset) takes 44, a notable share of toy-small's
+ * instructions (docs/PERFORMANCE.md). Its floor, 2^-16 while no
+ * coordinate exceeds 1/2, is pw_offset_along's near the origin: spheres
+ * of radius below about 1e-4 there are too small for it. */
 PW_HD float pw_sphere_offset_dist(pw_vec3 p, float r)
 {
     float m = pw_maxf(pw_maxf(fabsf(p.x), 0.5f), pw_maxf(fabsf(p.y), fabsf(p.z)));

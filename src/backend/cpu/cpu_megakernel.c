@@ -55,7 +55,7 @@ static inline void lane_step(cpu_lane *l, int hit, const pw_hit *h, const pw_sce
  * with another's; a single path is one long dependency chain. Each pixel
  * gets exactly the samples, and the sums in the order, that
  * pw_path_trace_pixel gives it. */
-#define CPU_LANES 2 /* measured: 2 lanes 6% faster than 1 on one thread, 4 no better than 2 */
+#define CPU_LANES 2 /* measured faster than 1 on one thread, and 4 no better (docs/PERFORMANCE.md) */
 __attribute__((flatten)) static void trace_lanes(const pw_scene_view *s, const pw_render_params *prm, cpu_lane *l, uint32_t *ext_rays,
                         uint32_t *shadow_rays)
 {

@@ -3,16 +3,16 @@
  * Why: in the loop every scene shares (pw_path_trace_pool), a lane whose
  * path ends begins the next one at once, and its camera ray is traced in
  * the next pass beside the other lanes' bounce rays, through all of the
- * list's spheres; the new paths' set-up ran at some 15 lanes of 32 in 80%
- * of toy-small's passes. Here a warp takes 32 samples at a time, makes
- * their camera rays together and traces them through only the spheres
- * that rays through the block's pixels can hit (most blocks see the
- * ground and one sphere or none); a camera ray that misses is its sample's
- * whole path, and the hits wait in a ring in shared memory. A lane whose
- * path ends takes a waiting hit and shades it in the same pass, so every
- * pass traces the lanes' own rays only. Toy-small 45,690 to 53,692 Mray/s
- * on an H100, images equal to the bit; rtiow through the BVH (no list to
- * cut) lost 3-15%, so it keeps the shared loop (docs/PERFORMANCE.md). */
+ * list's spheres; in most of toy-small's passes the new paths' set-up ran
+ * at about half a warp's width. Here a warp takes 32 samples at a time,
+ * makes their camera rays together and traces them through only the
+ * spheres that rays through the block's pixels can hit (most blocks see
+ * the ground and one sphere or none); a camera ray that misses is its
+ * sample's whole path, and the hits wait in a ring in shared memory. A
+ * lane whose path ends takes a waiting hit and shades it in the same
+ * pass, so every pass traces the lanes' own rays only. Toy-small ran
+ * clearly faster, images equal to the bit; rtiow through the BVH (no list
+ * to cut) ran slower, so it keeps the shared loop (docs/PERFORMANCE.md). */
 #ifndef PW_CUDA_CAMERA_BATCH_H
 #define PW_CUDA_CAMERA_BATCH_H
 

@@ -28,22 +28,22 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
     }
 }
 
-/* Blocks of four warps. With 4x4 tiles (toy-small) and the sphere-only
- * kernels' block pools: toy-small 43,850 Mray/s with two warps, 44,050
- * with four; rtiow 9,120 and 9,370; toy 21,640 and 21,830; the meshes
- * within noise (docs/PERFORMANCE.md). Three warps ran slower. */
+/* Blocks of four warps: with the sphere-only kernels' block pools, four
+ * warps ran toy-small (4x4 tiles), rtiow and toy a little faster than two
+ * and the meshes within noise; three ran slower (docs/PERFORMANCE.md). */
 #define MEGA_WARPS 4
 #define MEGA_WARPS_LOG2 2
 static_assert(MEGA_WARPS == 1 << MEGA_WARPS_LOG2, "MEGA_WARPS_LOG2 is the log2 of MEGA_WARPS");
 
 /* Kernel variants fix at compile time what a render does not change: the
  * light mode, whether rays go through the BVH or the flat sphere list, and
- * which BVH, binary or 4-wide (MEGA_ANY: read at run time). The code each variant does not need is
- * compiled out, so its kernel is smaller and needs fewer registers; the
- * general kernel stalled a quarter of its time fetching instructions (ncu,
- * docs/PERFORMANCE.md). Measured: the toy variants make `toy` 13% faster
- * and leave toy-small and rtiow as they were; an MIS-over-BVH variant made
- * cornell 5% faster but sponza 12% and bunny 16% slower, so it is not kept. */
+ * which BVH, binary or 4-wide (MEGA_ANY: read at run time). The code each
+ * variant does not need is compiled out, so its kernel is smaller and
+ * needs fewer registers: the general kernel spent much of its time stalled
+ * fetching instructions. The toy variants made toy faster and left
+ * toy-small and rtiow as they were; an MIS-over-BVH variant made cornell
+ * faster but sponza and the bunny slower, so it is not kept
+ * (docs/PERFORMANCE.md). */
 #define MEGA_ANY (-1)
 /* list: the sphere list or the BVH, read at run time, never the groups. */
 #define MEGA_NO_GROUPS (-2)
@@ -120,8 +120,9 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     /* Without origin maps camera rays walk the sphere groups here, not the
      * camera's direction map: a warp's lanes begin new paths at different
      * passes, and its camera and bounce rays would take the two walks one
-     * after the other (toy 12,770 Mray/s with the map, 13,200 without).
-     * With them, every closest hit takes a map. */
+     * after the other (toy ran slower with the camera's map than without
+     * it; docs/PERFORMANCE.md). With origin maps, every closest hit takes
+     * a map. */
     if (!view->dirmap_origin)
         view->dirmap_camera = 0;
     /* A literal primitive count compiles out the other kind's branches (pw_prim_is_sphere). */
@@ -137,14 +138,12 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     __shared__ uint32_t next_item[PW_CUDA_MAX_WARPS], ring[PW_CUDA_MAX_WARPS][4];
     /* A block's warps take tiles one above the other (with the default 8x4
      * tiles and four warps, 8x16 pixels a block). In the sphere-only
-     * kernels the block's warps draw their samples from
-     * one pool, of their tiles together (one tile MEGA_WARPS times as
-     * tall, launched in blocks of MEGA_WARPS warps): the lanes wait for the
-     * pool's last paths once a block, not once a warp (toy-small 43,130
-     * Mray/s to 43,850, rtiow 9,000 to 9,120 with blocks of two warps;
-     * 43,210 to 44,050 and 9,010 to 9,370 with four). In the mesh kernels
-     * it won nothing (cornell, Sponza and the bunny within noise, the bunny
-     * perhaps 1% slower). */
+     * kernels the block's warps draw their samples from one pool, of their
+     * tiles together (one tile MEGA_WARPS times as tall, launched in blocks
+     * of MEGA_WARPS warps): the lanes wait for the pool's last paths once a
+     * block, not once a warp, which made toy-small and rtiow faster. In the
+     * mesh kernels it won nothing (cornell, Sponza and the bunny within
+     * noise; docs/PERFORMANCE.md). */
     int block_pool = !streamed && only == ONLY_SPHERES;
     uint32_t lane = threadIdx.x % 32u, warp = threadIdx.x / 32u, tile_x = blockIdx.x % tiles.nx;
     uint32_t tile_y = block_pool ? blockIdx.x / tiles.nx : blockIdx.x / tiles.nx * MEGA_WARPS + warp;
@@ -158,8 +157,8 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
      * the launch leaves the slots out (pw_cuda_render). Over the sphere
      * groups, shadow rays go through their lights' direction maps
      * (accel/sphere_dirmap.h), a few sphere tests each, and dealing them
-     * out cost more than it saved: toy 12,770 Mray/s without it, 11,770
-     * with it (docs/PERFORMANCE.md). The batched kernel has each warp's
+     * out cost toy more than it saved (docs/PERFORMANCE.md). The batched
+     * kernel has each warp's
      * ring of camera hits there instead (cuda_camera_batch.h). */
     pw_vec3 *radiance = (pw_vec3 *)((char *)pw_shared_spheres + flat_bytes);
     pw_shadow_slot *slots = (pw_shadow_slot *)(radiance + ((MEGA_WARPS * per_chunk) << tiles.n_log2));
@@ -171,8 +170,8 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
                            NULL, NULL, 0, 0, 0, NULL, 0};
     /* Tiles inside the image skip the pixel test in the sphere-only
      * kernels, whose path starts are a large share of their work; in the
-     * mesh kernels the flag cost the 4-wide BVH's 32 bytes more spill
-     * loads (docs/PERFORMANCE.md), so there it is a literal 0. */
+     * mesh kernels the flag cost the 4-wide BVH's kernel more spill loads
+     * (docs/PERFORMANCE.md), so there it is a literal 0. */
     pool.whole = only == ONLY_SPHERES && pool.x0 + (1u << tiles.w_log2) <= prm.width &&
                  pool.y0 + (1u << (n_log2 - tiles.w_log2)) <= prm.height;
     if (streamed) {
@@ -223,12 +222,11 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
 /* __launch_bounds__(256, 4): 4 blocks of 256 threads resident per SM, so
  * at most 64 registers a thread and 50% occupancy (the launches use blocks
  * of MEGA_WARPS warps; the bound only sets the register cap). The kernel
- * wants ~93 registers; capping it at 64 spills a little but doubles
+ * wants far more registers; capping it at 64 spills a little but doubles
  * resident warps, which measured faster (docs/PERFORMANCE.md). The batched
- * loop (cuda_camera_batch.h) takes 62 registers under that bound; capped
- * at 56 (9 blocks of 128 threads) it spills 12 bytes, and an earlier form
- * of it ran toy-small at 48,820 Mray/s against 48,420 at 8 blocks
- * (docs/PERFORMANCE.md). */
+ * loop (cuda_camera_batch.h) fits under that bound; capped at 56 (9 blocks
+ * of 128 threads) it spills a little, and an earlier form of it ran
+ * toy-small slightly faster than at 8 blocks (docs/PERFORMANCE.md). */
 #define MEGA_KERNEL_SB(name, split, kinds, light_mode, list, wide, only, streamed, batched)                         \
     __global__ void __launch_bounds__(batched ? 32 * MEGA_WARPS : 256, batched ? 9 : 4)                            \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
@@ -285,8 +283,8 @@ static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
     if (r->params.split > 1)
         return v->wide_bvh ? pw_megakernel_split_wide : pw_megakernel_split;
     /* pw_megakernel_all leaves the sphere groups out (with their code,
-     * maps for bounce rays included, the Veach scene ran 2,530 Mray/s
-     * against 2,975 without); the split kernel takes those scenes. */
+     * maps for bounce rays included, the Veach scene ran slower than
+     * without; docs/PERFORMANCE.md); the split kernel takes those scenes. */
     if (r->params.kinds != PW_KINDS_BASIC)
         return v->wide_bvh                          ? pw_megakernel_all_wide
                : v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_split
@@ -345,32 +343,26 @@ extern "C" int pw_cuda_usable(void)
 
 /* A warp's tile: 8x4 pixels, one a lane, or 16x4 when a launch takes one
  * or two samples a pixel and the scene is not traced through the 4-wide
- * BVH: the pool then has two items a lane to hand out, and the sphere
- * scenes and small meshes gained 5-7% (cornell 1080p at 1 spp 4,866 to
- * 5,179 Mray/s, toy at 1 spp 7,090 to 7,502), where the kernels over the
- * 4-wide BVH lost 10-24% (sponza, bunny, bunnies-mixed:16;
- * docs/PERFORMANCE.md). At 4 samples a pixel and more 8x4 is as fast as
- * 16x4 or faster (toy-small at 32 spp: 26,150 against 24,300), and far larger
- * tiles make too few warps for a 1280x720 frame (toy 8,627 Mray/s with 8x4
- * tiles, 4,966 with 16x8). From 17 samples a launch, 4x4: a pool then
- * holds up to 32 samples of each pixel, and a warp waits for its last
- * paths at the end of each pool, once a launch of 32 samples instead of
- * twice (toy-small at 32 samples 41,140 Mray/s with 8x4 tiles, 42,480
- * with 4x4 or 8x2, 41,700 with 8 pixels; at 64, 41,580 with 8x4 and
- * 42,860 with 4x4; cornell 1080p at 32, 6,760 and 6,920; Sponza 1080p
- * at 32, 9,100 and 10,810; docs/PERFORMANCE.md).
+ * BVH: the pool then has two items a lane to hand out, which made the
+ * sphere scenes and small meshes faster, where it made the kernels over
+ * the 4-wide BVH slower (sponza, bunny, bunnies-mixed:16). At 4 samples a
+ * pixel and more 8x4 is as fast as 16x4 or faster, and far larger tiles
+ * make too few warps for a 1280x720 frame. From 17 samples a launch, 4x4:
+ * a pool then holds up to 32 samples of each pixel, and a warp waits for
+ * its last paths at the end of each pool once a launch of 32 samples
+ * instead of twice (faster than 8x4 on toy-small, cornell and Sponza at
+ * 32 samples and more). docs/PERFORMANCE.md has the figures.
  * PATHWAVE_MEGA_TILE=WxH (powers of two, 8 to 512 pixels, 256 for the
  * batched kernel; in a stream, 32 samples or more) sets another shape, for
- * tuning. A warp's pool holds
- * PW_POOL_ITEMS samples, 16 of each pixel of a 32-pixel tile (6 KB of
- * radiance a warp; a block pool MEGA_WARPS times that, 24 KB;
- * 8 measured slower: rtiow's 10 samples a launch then took two pools,
- * 7,120 against 7,583 Mray/s, toy-small's 32 four, 27,060 against
- * 27,440): its radiance takes shared memory, which comes out of the L1
- * cache. The batched loop's ring (10 KB a block) leaves room for half
- * that, 8 samples of each pixel of a 32-pixel tile, or 32 of an 8-pixel
- * one: 4x2 from 9 samples a launch (toy-small at 32, 4x2 53,780 Mray/s,
- * 8x1 53,850 and 2x4 53,660; docs/PERFORMANCE.md). */
+ * tuning. A warp's pool holds PW_POOL_ITEMS samples, 16 of each pixel of
+ * a 32-pixel tile (6 KB of radiance a warp; a block pool MEGA_WARPS times
+ * that, 24 KB): its radiance takes shared memory, which comes out of the
+ * L1 cache. A pool of 8 samples a pixel ran slower, as rtiow's 10 samples
+ * a launch then took two pools and toy-small's 32 four. The batched loop's
+ * ring (10 KB a block) leaves room for half that, 8 samples of each pixel
+ * of a 32-pixel tile, or 32 of an 8-pixel one: 4x2 from 9 samples a
+ * launch (on toy-small at 32 samples 4x2, 8x1 and 2x4 ran alike;
+ * docs/PERFORMANCE.md). */
 static mega_tiles tile_shape(const pw_tuning *tuning, uint32_t width, uint32_t spp, int wide_bvh, int streamed,
                              int batched)
 {
@@ -379,10 +371,9 @@ static mega_tiles tile_shape(const pw_tuning *tuning, uint32_t width, uint32_t s
         w = 4, h = 2;
     /* A stream's tiles: 8x4 pixels at one sample a pixel, 4x4 at two,
      * 8x2 at four. Small tiles leave the last tiles of a frame little
-     * work, and all SMs are done sooner (cornell at 1: 16x4 5,537 and
-     * 5,610 Mray/s, 8x4 5,719 and 5,698); at four samples, with blocks of
-     * four warps, 8x2's 64 items beat 4x2's 32 (toy 22,390 Mray/s against
-     * 22,060; 4x4 22,280, 8x4 21,280; docs/PERFORMANCE.md). */
+     * work, and all SMs are done sooner (cornell at 1: 8x4 faster than
+     * 16x4); at four samples, with blocks of four warps, 8x2's 64 items
+     * beat 4x2's 32, and 4x4 and 8x4 too, on toy (docs/PERFORMANCE.md). */
     if (streamed)
         w = spp == 2 ? 4 : 8, h = spp == 4 ? 2 : 4;
     /* A tuned shape where this kernel can take it (pw_tuning checked the rest). */
@@ -414,7 +405,7 @@ __global__ void pw_mega_gather(float *__restrict__ sum, const pw_vec3 *__restric
 
 /* The stream-of-tiles variant of a kernel, or NULL. Only the kernels of
  * toy and of small meshes have one: the 4-wide BVH's kernel ran sponza
- * 25% and the bunny 10% slower as a stream (docs/PERFORMANCE.md). */
+ * and the bunny slower as a stream (docs/PERFORMANCE.md). */
 static mega_kernel_fn stream_kernel(mega_kernel_fn k)
 {
     return k == pw_megakernel_mesh ? pw_megakernel_mesh_stream
@@ -512,8 +503,8 @@ static pw_status create(pw_renderer *r, cuda_state *c)
         r->tuning.cuda_flat_max == PW_TUNING_AUTO ? PW_CUDA_FLAT_MAX : (uint32_t)r->tuning.cuda_flat_max;
     c->scene.view.flat_spheres = PW_FLAT_NONE;
     /* The list takes no direction maps: its 9 spheres in shared memory
-     * cost toy-small's camera rays less than a map's lookup (toy-small
-     * 24,280 Mray/s with the camera's map, 27,600 without). */
+     * cost toy-small's camera rays less than a map's lookup (toy-small ran
+     * clearly faster without the camera's map; docs/PERFORMANCE.md). */
     if (r->scene->n_tris == 0 && r->scene->n_spheres <= flat_max)
         c->scene.view.flat_spheres = PW_FLAT_LIST;
     else if (r->scene->n_tris == 0 && r->scene->n_spheres <= PW_GROUPS_MAX_SPHERES) {
@@ -521,9 +512,8 @@ static pw_status create(pw_renderer *r, cuda_state *c)
          * 32x2, 16x8, 24x4, 4x16, 6x11, 3x22 and 8x12 (docs/PERFORMANCE.md). */
         unsigned runs = 8, len = 8;
         /* Origin maps' cells half a sphere across for the megakernel, a
-         * whole one for the wavefront: toy 19,240 / 19,506 Mray/s against
-         * 18,979 / 19,035, and 8,260 / 8,225 against 8,399 / 8,367
-         * (docs/PERFORMANCE.md). */
+         * whole one for the wavefront: on toy each size is the faster one
+         * for its backend (docs/PERFORMANCE.md). */
         float cells = r->backend == PW_BACKEND_CUDA_WAVE ? 1.0f : 0.5f;
         st = pw_cuda_scene_upload_groups(&r->view, runs, len, cells, &c->scene);
     }
