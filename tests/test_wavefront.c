@@ -11,21 +11,24 @@
 #include "integrator/wavefront_layout.h"
 
 static float *render_split(pw_scene *s, pw_backend b, int w, int h, int spp, int wave_paths, int split, uint32_t seed,
-                           pw_render_stats *stats);
+                           int threads, pw_render_stats *stats);
 
 static float *render(pw_scene *s, pw_backend b, int w, int h, int spp, int wave_paths, pw_render_stats *stats)
 {
-    return render_split(s, b, w, h, spp, wave_paths, 1, 3, stats);
+    return render_split(s, b, w, h, spp, wave_paths, 1, 3, 0, stats);
 }
 
+/* threads: 0 for the default (all cores). */
 static float *render_split(pw_scene *s, pw_backend b, int w, int h, int spp, int wave_paths, int split, uint32_t seed,
-                           pw_render_stats *stats)
+                           int threads, pw_render_stats *stats)
 {
     pw_settings st;
     pw_settings_default(s, &st);
     st.width = w;
     st.height = h;
     st.seed = seed;
+    if (threads > 0)
+        st.threads = threads;
     st.backend = b;
     st.wave_paths = wave_paths;
     st.split = split;
@@ -197,8 +200,8 @@ static void test_rtiow(void **state)
  * CPU's does the same with PATHWAVE_CPU_WAVE_CAMERA=0, so that CI checks
  * that way too: in tiled waves and a row-order one, and in waves of
  * several samples (toy), and through deep MIS paths in waves that split
- * the image unevenly (cornell), bit for bit; and with ray splitting (the
- * children's pixels kept by generate), the split test below. */
+ * the image unevenly (cornell), bit for bit; and with ray splitting, the
+ * split test below. */
 static void test_camera_made_where_needed(void **state)
 {
     (void)state;
@@ -220,10 +223,10 @@ static int unset_camera_switch(void **state)
 static void check_split_mega_vs_wave(void);
 
 /* Ray splitting, megakernel against wavefront: the same children with the
- * same random numbers, but the wavefront's children of one pixel add to it
- * with atomics in whatever order they finish, so values agree to float
- * rounding (1e-5 relative) rather than bit for bit. Waves of 700 paths
- * (175 pixels of 4 children) also exercise the slot allocation. */
+ * same random numbers, each in a fixed slot, and gather sums a pixel's
+ * children in child order as the megakernel does, so the images are
+ * bit-identical. Waves of 700 paths (175 pixels of 4 children) also
+ * exercise the children's slots. */
 static void test_split_mega_vs_wave(void **state)
 {
     (void)state;
@@ -242,19 +245,89 @@ static void check_split_mega_vs_wave(void)
     pw_scene *s;
     assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
     pw_render_stats a, b;
-    float *mega = render_split(s, PW_BACKEND_CPU, 48, 48, 2, 0, 4, 3, &a);
-    float *wave = render_split(s, PW_BACKEND_CPU_WAVE, 48, 48, 2, 700, 4, 3, &b);
-    double worst = 0;
+    float *mega = render_split(s, PW_BACKEND_CPU, 48, 48, 2, 0, 4, 3, 0, &a);
+    float *wave = render_split(s, PW_BACKEND_CPU_WAVE, 48, 48, 2, 700, 4, 3, 0, &b);
+    size_t differ = 0;
     for (size_t i = 0; i < 48 * 48 * 3; i++)
-        worst = fmax(worst, fabs(mega[i] - wave[i]) / (1e-6 + fabs(mega[i])));
-    printf("split 4: largest relative difference %.3g; rays %llu/%llu vs %llu/%llu\n", worst,
+        differ += memcmp(&mega[i], &wave[i], sizeof(float)) != 0;
+    printf("split 4: %zu of %d values differ; rays %llu/%llu vs %llu/%llu\n", differ, 48 * 48 * 3,
            (unsigned long long)a.bounce_rays, (unsigned long long)a.shadow_rays, (unsigned long long)b.bounce_rays,
            (unsigned long long)b.shadow_rays);
-    assert_true(worst < 1e-5);
+    assert_int_equal(differ, 0);
     assert_true(a.bounce_rays == b.bounce_rays && a.shadow_rays == b.shadow_rays);
     free(mega);
     free(wave);
     pw_scene_free(s);
+}
+
+/* Ray splitting, cpu-wave against cpu bit for bit, on 1 and 2 threads,
+ * in one wave and in waves of 1,000 paths (333 or 250 pixels, so the
+ * children's groups of slots, cap / split apart, leave slots unused at the
+ * end and a frame's last wave is short), over two progressive calls
+ * (render_split). Children once took their slots from an atomic counter
+ * and added to their pixel with atomics as they finished, so the image
+ * changed with the threads' timing. The Cornell box's children end in
+ * connect (shadow rays) and in shade; toy's paths also miss at their
+ * first hit (children with zero radiance, pw_wf_no_children). */
+static void test_split_bit_identical(void **state)
+{
+    (void)state;
+    const char *names[] = {"cornell", "toy"};
+    const int w = 40, h = 30, spp = 3;
+    for (int n = 0; n < 2; n++) {
+        pw_scene *s;
+        assert_int_equal(pw_scene_builtin(names[n], &s), PW_OK);
+        for (int split = 3; split <= 4; split++) {
+            pw_render_stats a, b;
+            float *mega = render_split(s, PW_BACKEND_CPU, w, h, spp, 0, split, 5, 1, &a);
+            for (int threads = 1; threads <= 2; threads++)
+                for (int wave_paths = 0; wave_paths <= 1000; wave_paths += 1000) {
+                    float *wave = render_split(s, PW_BACKEND_CPU_WAVE, w, h, spp, wave_paths, split, 5, threads, &b);
+                    size_t differ = 0;
+                    for (size_t i = 0; i < (size_t)w * h * 3; i++)
+                        differ += memcmp(&mega[i], &wave[i], sizeof(float)) != 0;
+                    printf("%s split %d, %d threads, %d paths in flight: %zu of %d values differ from cpu\n",
+                           names[n], split, threads, wave_paths, differ, w * h * 3);
+                    assert_int_equal(differ, 0);
+                    assert_true(a.bounce_rays == b.bounce_rays && a.shadow_rays == b.shadow_rays);
+                    free(wave);
+                }
+            float *mega2 = render_split(s, PW_BACKEND_CPU, w, h, spp, 0, split, 5, 2, &b);
+            assert_memory_equal(mega, mega2, (size_t)w * h * 3 * sizeof(float));
+            free(mega);
+            free(mega2);
+        }
+        pw_scene_free(s);
+    }
+}
+
+/* The children's slots (pw_wf_child_slot) of every wave the plan makes
+ * are distinct and inside the wave's cap, for caps that are and are not
+ * multiples of the split. */
+static void test_split_slots(void **state)
+{
+    (void)state;
+    static unsigned char used[4096];
+    for (uint32_t split = 2; split <= 8; split++)
+        for (uint32_t cap = split; cap <= 4096; cap += 97) {
+            pw_wave wv;
+            memset(&wv, 0, sizeof wv);
+            wv.cap = cap;
+            uint32_t npix[] = {1, cap / split, cap / split + 1, 5000}, pixels, samples;
+            for (int t = 0; t < 4; t++) {
+                pw_wave_plan(cap, npix[t], split, 4, &pixels, &samples);
+                assert_true(samples == 1 && pixels >= 1 && pw_wf_split_fits(&wv, split, pixels));
+                memset(used, 0, cap);
+                for (uint32_t pi = 0; pi < pixels; pi++)
+                    for (uint32_t k = 0; k < split; k++) {
+                        uint32_t c = pw_wf_child_slot(&wv, split, pi, k);
+                        if (c >= cap || used[c])
+                            fail_msg("split %u, cap %u: child %u of slot %u at slot %u", split, cap, k, pi, c);
+                        used[c] = 1;
+                    }
+            }
+            assert_false(pw_wf_split_fits(&wv, split, cap / split + 1));
+        }
 }
 
 /* Splitting must not bias the image: the per-pixel difference between a
@@ -270,8 +343,8 @@ static void test_split_unbiased(void **state)
     assert_int_equal(pw_scene_builtin("cornell", &s), PW_OK);
     pw_render_stats st;
     const int w = 32, h = 32;
-    float *split = render_split(s, PW_BACKEND_CPU_WAVE, w, h, 256, 0, 4, 11, &st);
-    float *plain = render_split(s, PW_BACKEND_CPU, w, h, 1024, 0, 1, 12, &st);
+    float *split = render_split(s, PW_BACKEND_CPU_WAVE, w, h, 256, 0, 4, 11, 0, &st);
+    float *plain = render_split(s, PW_BACKEND_CPU, w, h, 1024, 0, 1, 12, 0, &st);
     for (int c = 0; c < 3; c++) {
         double sum = 0, sum2 = 0, ref = 0;
         for (int i = 0; i < w * h; i++) {
@@ -357,6 +430,8 @@ int main(void)
         cmocka_unit_test(test_eight_toy_lights),
         cmocka_unit_test(test_toy_multi_sample_waves),
         cmocka_unit_test(test_split_mega_vs_wave),
+        cmocka_unit_test(test_split_bit_identical),
+        cmocka_unit_test(test_split_slots),
         cmocka_unit_test_teardown(test_camera_made_where_needed, unset_camera_switch),
         cmocka_unit_test_teardown(test_split_camera_made_where_needed, unset_camera_switch),
         cmocka_unit_test(test_split_unbiased),

@@ -15,9 +15,10 @@
  * pw_wf_tiled); when the wave is done, gather adds each pixel's samples
  * in sample order, so the pixel sum needs no atomics and the image is the
  * megakernel's to the last bit, whatever order items ran in. With ray
- * splitting a wave holds one sample a pixel, and a pixel's children,
- * finishing independently, add with atomics when they finish: the image is
- * then the same up to the rounding of the order of those additions. */
+ * splitting a wave holds one sample a pixel and each child has a slot
+ * fixed by its parent's slot and its rank (pw_wf_child_slot), so gather
+ * sums a pixel's children in child order, as the megakernel does, and the
+ * image is again the megakernel's to the last bit (pw_wf_gather_split). */
 #ifndef PW_WAVEFRONT_H
 #define PW_WAVEFRONT_H
 
@@ -31,14 +32,13 @@
 enum {
     PW_WF_RAYS = 0,          /* items in the current ray queue */
     PW_WF_SHADOWS = 1,       /* shadow rays made this bounce */
-    PW_WF_TO_CONNECT = 2,    /* entries of the connect list: paths with shadow rays, or split children that ended */
+    PW_WF_TO_CONNECT = 2,    /* entries of the connect list: the paths with shadow rays */
     PW_WF_NEXT = 3,          /* items appended to the next ray queue (with TO_CONNECT, one pair: pw_wf_alloc_pair) */
-    PW_WF_SLOTS = 4,         /* path slots in use */
-    PW_WF_TAIL = 5,          /* paths of the current queue left to the tail kernel (GPU) */
-    PW_WF_FETCH = 6,         /* GPU: items of the current queue taken by extend's warps */
-    PW_WF_FETCH_CONNECT = 7, /* GPU: entries of the connect list taken by connect's warps */
-    PW_WF_FETCH_TAIL = 8,    /* GPU: paths of the tail taken by the tail kernel's warps */
-    PW_WF_KEYS = 9,          /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
+    PW_WF_TAIL = 4,          /* paths of the current queue left to the tail kernel (GPU) */
+    PW_WF_FETCH = 5,         /* GPU: items of the current queue taken by extend's warps */
+    PW_WF_FETCH_CONNECT = 6, /* GPU: entries of the connect list taken by connect's warps */
+    PW_WF_FETCH_TAIL = 7,    /* GPU: paths of the tail taken by the tail kernel's warps */
+    PW_WF_KEYS = 8,          /* GPU: the current queue's items of each shading key (pw_wf_shade_key), PW_WF_N_KEYS words */
     PW_WF_COUNTERS = PW_WF_KEYS + PW_WF_N_KEYS
 };
 
@@ -63,11 +63,10 @@ PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0
  *   the path's slot 4; and the current queue's hits: hit: t, prim 8 and
  *   hit_uv: u, v 8, written and read for triangle hits only (a sphere's
  *   are 0), so that sphere scenes move 16 bytes less a path and bounce.
- *   By slot: rad: radiance 16 (w unused); pixel 4.
+ *   By slot: rad: radiance 16 (w unused).
  *   By entry: the connect list, the paths connect visits: slot, shadow
- *   rays made, whether the slot holds the radiance and whether the path
- *   goes on 8 (pw_wf_list).
- * 148 bytes a path slot. Shade adds to a path's radiance only when it
+ *   rays made and whether the slot holds the radiance 8 (pw_wf_list).
+ * 144 bytes a path slot. Shade adds to a path's radiance only when it
  * changes (emission, the sky), so a bounce that gathers nothing leaves
  * rad alone, and a slot is first written when its path gathers something
  * or ends (PW_WF_HELD): most paths' first hits write nothing there.
@@ -85,7 +84,6 @@ typedef struct pw_wave {
     uint32_t *queue[2];   /* the slot of each position of the current and next ray queue */
     pw_f2 *hit, *hit_uv;  /* by position in the current queue: (t, prim), and (u, v) of a triangle */
     pw_f4 *rad;           /* by slot */
-    uint32_t *pixel;      /* by slot; read only when a path finishes alone (ray splitting) */
     pw_f2 *to_connect;    /* the connect list: the paths connect visits this bounce (pw_wf_list) */
     pw_shadow_records shadow; /* by slot * per + ray */
     uint32_t *counters;   /* PW_WF_COUNTERS words */
@@ -153,17 +151,16 @@ PW_HD int pw_wf_add_radiance(const pw_wave *w, uint32_t i, pw_vec3 L, int held, 
 /* The first of slot i's shadow records. */
 PW_HD uint32_t pw_wf_records(const pw_wave *w, uint32_t i) { return i * w->per; }
 
-/* Entry k of the connect list: path slot pi, its shadow rays made,
- * whether its slot holds its radiance and whether it goes on (count |
- * PW_WF_LIST_HELD | PW_WF_LIST_ALIVE), 8 bytes, written side by side with
- * the entries before and after it and read so by connect. */
+/* Entry k of the connect list: path slot pi, its shadow rays made and
+ * whether its slot holds its radiance (count | PW_WF_LIST_HELD), 8 bytes,
+ * written side by side with the entries before and after it and read so
+ * by connect. */
 #define PW_WF_LIST_HELD (1u << 30)
-#define PW_WF_LIST_ALIVE (1u << 31)
 #define PW_WF_LIST_COUNT (PW_WF_LIST_HELD - 1u)
 PW_STATIC_ASSERT(PW_MAX_SHADOW <= PW_WF_LIST_COUNT, "a path's shadow-ray count overflows into the held bit");
-PW_HD void pw_wf_list(const pw_wave *w, uint32_t k, uint32_t pi, uint32_t alive, uint32_t held, uint32_t count)
+PW_HD void pw_wf_list(const pw_wave *w, uint32_t k, uint32_t pi, uint32_t held, uint32_t count)
 {
-    uint32_t info = count | (held ? PW_WF_LIST_HELD : 0u) | (alive ? PW_WF_LIST_ALIVE : 0u);
+    uint32_t info = count | (held ? PW_WF_LIST_HELD : 0u);
     pw_f2_store(&w->to_connect[k], pw_int_as_float((int32_t)pi), pw_int_as_float((int32_t)info));
 }
 
@@ -223,15 +220,12 @@ PW_HD pw_path pw_wf_camera_path(const pw_scene_view *s, const pw_render_params *
 
 /* generate, storing the camera paths: item i starts, in slot i and
  * position i of queue 0, as its camera path, its radiance slot not yet
- * written (PW_WF_HELD); its pixel is kept only for ray splitting, whose
- * children add to their pixel themselves. */
+ * written (PW_WF_HELD). */
 PW_HD void pw_wf_generate(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i,
                           uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
     pw_path path = pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample);
     pw_wf_store(w, 0, i, &path, 0);
-    if (prm->split > 1)
-        w->pixel[i] = pw_wf_item_pixel(prm, i, first_pixel, pixels);
     w->queue[0][i] = i;
 }
 
@@ -323,13 +317,11 @@ PW_HD pw_wf_shaded pw_wf_shade_hit(const pw_wave *w, const pw_scene_view *s, con
         r.alive = pw_path_shade(s, prm, &r.p, h, &sink, &n, kinds);
     r.n = (uint32_t)n;
     /* Connect visits only the paths it has work for: those with shadow
-     * rays, and finished split children, which add their radiance to the
-     * pixel themselves. Any other path goes on (its radiance in its slot
-     * where held) or ends with its radiance written by
-     * pw_wf_shade_commit, so it takes no entry (on toy most hits are
-     * metal, glass or sky, and on scenes without light sampling no path
-     * has shadow rays). */
-    r.visit = n > 0 || (prm->split > 1 && !r.alive);
+     * rays. Any other path goes on (its radiance in its slot where held)
+     * or ends with its radiance written by pw_wf_shade_commit, so it
+     * takes no entry (on toy most hits are metal, glass or sky, and on
+     * scenes without light sampling no path has shadow rays). */
+    r.visit = n > 0;
     return r;
 }
 
@@ -341,7 +333,7 @@ PW_HD void pw_wf_shade_commit(const pw_wave *w, uint32_t q, const pw_wf_shaded *
     /* A path connect visits has its slot written there. */
     int held = pw_wf_add_radiance(w, r->pi, r->p.L, r->held, !r->alive && !r->visit);
     if (r->visit)
-        pw_wf_list(w, listed, r->pi, (uint32_t)r->alive, (uint32_t)held, r->n);
+        pw_wf_list(w, listed, r->pi, (uint32_t)held, r->n);
     /* Connect, which runs before the next bounce, writes the slot of
      * every path it visits. */
     if (r->alive) {
@@ -389,25 +381,59 @@ PW_HD pw_hit pw_wf_hit_at(const pw_wave *w, const pw_scene_view *s, uint32_t i)
     return h;
 }
 
+/* Ray splitting: the slot of child k (0 .. split - 1) of the path in slot
+ * pi, child 0 being the path itself. The slots are split groups of
+ * cap / split, group k holding the children k of the wave's paths in
+ * their parents' order; a split wave holds at most cap / split paths
+ * (pw_wave_plan, pw_wf_split_fits), so every child has a slot, fixed by
+ * its parent and its rank whatever order threads ran in, and gather finds
+ * a pixel's children without any record of where they went. (Slots taken
+ * from a counter as children were made depended on timing, and so did the
+ * order in which children, adding to their pixel with atomics, summed.) */
+PW_HD uint32_t pw_wf_child_slot(const pw_wave *w, uint32_t split, uint32_t pi, uint32_t k)
+{
+    return k * (w->cap / split) + pi;
+}
+
+/* Whether a wave of n paths has a slot for each of their split children
+ * (pw_wf_child_slot). */
+PW_HD int pw_wf_split_fits(const pw_wave *w, uint32_t split, uint32_t n)
+{
+    return split <= 1 || n <= w->cap / split;
+}
+
+/* A split render's path in slot pi that missed at its first hit has no
+ * children: their slots get zero radiance, which gather then adds as the
+ * megakernel adds nothing for them (x + 0 is x exactly; x is never -0, a
+ * sum begun at +0). */
+PW_HD void pw_wf_no_children(const pw_wave *w, uint32_t split, uint32_t pi)
+{
+    for (uint32_t k = 1; k < split; k++)
+        pw_f4_store(&w->rad[pw_wf_child_slot(w, split, pi, k)], 0.0f, 0.0f, 0.0f, 0.0f);
+}
+
 /* shade: path p, at position i of queue q and in slot pi (which holds its
  * radiance so far where held is set). At the first hit with ray splitting
- * on, it spawns prm->split children in new slots (one atomic per warp),
+ * on, it spawns prm->split children in their slots (pw_wf_child_slot),
  * each shading the hit with 1/split of the throughput (pw_path_child).
  * Returns the shadow rays made, children's included. */
 PW_HD_INLINE uint32_t pw_wf_shade_path(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm,
                                        uint32_t q, uint32_t i, uint32_t pi, pw_path p, int held, uint32_t kinds)
 {
     pw_hit h = pw_wf_hit_at(w, s, i);
-    uint32_t split = p.depth == 0 && h.prim != PW_NO_HIT && prm->split > 1 ? prm->split : 1u;
-    uint32_t base = pw_wf_alloc(&w->counters[PW_WF_SLOTS], split - 1);
-    uint32_t shadows = 0;
-    for (uint32_t k = 0; k < split; k++) {
-        uint32_t ci = k == 0 ? pi : base + k - 1;
-        if (k > 0)
-            w->pixel[ci] = w->pixel[pi];
-        shadows += pw_wf_shade_one(w, s, prm, q, ci, k == 0 && held, split > 1 ? pw_path_child(&p, k, split) : p,
-                                   &h, kinds);
+    uint32_t split = 1u;
+    if (p.depth == 0 && prm->split > 1) {
+        if (h.prim != PW_NO_HIT)
+            split = prm->split;
+        else
+            pw_wf_no_children(w, prm->split, pi);
     }
+    uint32_t shadows = 0;
+    /* Child 0 is the path itself, in its own slot: a render without
+     * splitting takes no division here. */
+    for (uint32_t k = 0; k < split; k++)
+        shadows += pw_wf_shade_one(w, s, prm, q, k == 0 ? pi : pw_wf_child_slot(w, split, pi, k), k == 0 && held,
+                                   split > 1 ? pw_path_child(&p, k, split) : p, &h, kinds);
     return shadows;
 }
 
@@ -457,10 +483,9 @@ PW_HD pw_wf_shaded pw_wf_shade_hit_camera(const pw_wave *w, const pw_scene_view 
 
 /* connect: the path of entry i of the connect list traces its shadow rays
  * and adds the contributions of the unoccluded ones in the order they were
- * made (the megakernel's order, so images match it). A finished split
- * child adds its radiance to its pixel with atomics; other paths leave
- * theirs in the slot for gather. */
-PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_render_params *prm, uint32_t i, float *sum)
+ * made (the megakernel's order, so images match it), leaving its radiance
+ * in its slot for gather. */
+PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, uint32_t i)
 {
     pw_f2 e = pw_f2_load(&w->to_connect[i]);
     uint32_t pi = pw_f4_bits(e.x), info = pw_f4_bits(e.y), count = info & PW_WF_LIST_COUNT;
@@ -478,8 +503,6 @@ PW_HD void pw_wf_connect(const pw_wave *w, const pw_scene_view *s, const pw_rend
             L = v3_add_rn(L, pw_records_contrib(&w->shadow, first + k, red));
     }
     pw_f4_store(&w->rad[pi], L.x, L.y, L.z, 0.0f);
-    if (!(info & PW_WF_LIST_ALIVE) && prm->split > 1)
-        pw_pixel_add_atomic(sum, w->pixel[pi], L);
 }
 
 /* The tail of a wave: when few paths are left, a bounce per stage leaves
@@ -499,13 +522,9 @@ PW_HD pw_path pw_wf_tail_begin(const pw_wave *w, uint32_t q, uint32_t i)
     return p;
 }
 
-PW_HD void pw_wf_tail_end(const pw_wave *w, const pw_render_params *prm, uint32_t q, uint32_t i, const pw_path *p,
-                          float *sum)
+PW_HD void pw_wf_tail_end(const pw_wave *w, uint32_t q, uint32_t i, const pw_path *p)
 {
-    uint32_t pi = w->queue[q][i];
-    pw_f4_store(&w->rad[pi], p->L.x, p->L.y, p->L.z, 0.0f);
-    if (prm->split > 1)
-        pw_pixel_add_atomic(sum, w->pixel[pi], p->L);
+    pw_f4_store(&w->rad[w->queue[q][i]], p->L.x, p->L.y, p->L.z, 0.0f);
 }
 
 /* gather, once a wave without splitting is done: pixel first_pixel + i adds
@@ -521,6 +540,29 @@ PW_HD void pw_wf_gather(const pw_wave *w, const pw_render_params *prm, uint32_t 
         pw_f4 l = pw_f4_load(&w->rad[k * pixels + j]);
         pw_path_accumulate(&acc, v3(l.x, l.y, l.z));
     }
+    dst[0] = acc.x, dst[1] = acc.y, dst[2] = acc.z;
+}
+
+/* gather, once a split wave (one sample a pixel) is done: pixel
+ * first_pixel + i sums its children's radiance, slots pw_wf_child_slot(j,
+ * k) for k = 0 .. split - 1 (j its position in the wave), in child order
+ * from zero and adds the sum to its pixel once: the megakernel's
+ * operations (pw_path_trace_pool's L, then pw_path_accumulate), so the
+ * image is its to the last bit. A finished child's slot is always
+ * written: by shade where it ends there without shadow rays
+ * (pw_wf_add_radiance), else by connect or the tail, and by
+ * pw_wf_no_children for the children of a path that missed. */
+PW_HD void pw_wf_gather_split(const pw_wave *w, const pw_render_params *prm, uint32_t i, uint32_t first_pixel,
+                              uint32_t pixels, float *sum)
+{
+    uint32_t j = pw_wf_tiled(prm, first_pixel, pixels) ? pw_wf_tile_position(prm, i) : i;
+    float *dst = sum + 3 * ((size_t)first_pixel + i);
+    pw_vec3 acc = v3(dst[0], dst[1], dst[2]), L = v3s(0.0f);
+    for (uint32_t k = 0; k < prm->split; k++) {
+        pw_f4 l = pw_f4_load(&w->rad[pw_wf_child_slot(w, prm->split, j, k)]);
+        L = v3_add(L, v3(l.x, l.y, l.z));
+    }
+    pw_path_accumulate(&acc, L);
     dst[0] = acc.x, dst[1] = acc.y, dst[2] = acc.z;
 }
 

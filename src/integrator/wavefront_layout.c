@@ -20,7 +20,7 @@ static size_t carve(pw_wave *w, char *base, uint32_t cap, uint32_t per_path)
     for (int q = 0; q < 2; q++) {
         ARRAY(org[q], cap); ARRAY(dir[q], cap); ARRAY(thr[q], cap); ARRAY(queue[q], cap);
     }
-    ARRAY(hit, cap); ARRAY(hit_uv, cap); ARRAY(rad, cap); ARRAY(pixel, cap); ARRAY(to_connect, cap);
+    ARRAY(hit, cap); ARRAY(hit_uv, cap); ARRAY(rad, cap); ARRAY(to_connect, cap);
     ARRAY(shadow.org, sc); ARRAY(shadow.dir, sc); ARRAY(shadow.gb, sc);
     ARRAY(counters, PW_WF_COUNTERS);
 #undef ARRAY

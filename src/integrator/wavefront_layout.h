@@ -28,7 +28,8 @@ uint32_t pw_wave_wanted_paths(uint32_t npix, uint32_t split, uint32_t max_paths)
 /* How the next wave is filled from cap slots with spp_left samples to go:
  * with room for every pixel and no splitting, *samples of every pixel, the
  * samples left spread evenly over the fewest waves; otherwise one sample of
- * *pixels pixels. */
+ * *pixels pixels, at most cap / split of them, so that a split wave has a
+ * slot for every child (pw_wf_child_slot). */
 void pw_wave_plan(uint32_t cap, uint32_t npix, uint32_t split, uint32_t spp_left, uint32_t *pixels,
                   uint32_t *samples);
 /* The pixels of the first of two half waves that a frame of one wave is

@@ -121,9 +121,9 @@ static void check_agreement_with(const char *name, pw_scene *s, const gpu_case *
 
 /* The GPU's two backends against each other: on one device they run the
  * same code on the same paths, and radiance is summed in the same order
- * with every addition rounded on its own (v3_add_rn), so without ray
- * splitting (whose children add to their pixel in whatever order they
- * finish) the images are equal to the last bit. */
+ * with every addition rounded on its own (v3_add_rn), so the images are
+ * equal to the last bit, with ray splitting too (the wavefront's gather
+ * sums a pixel's children in child order, as the megakernel does). */
 /* The pixels of case c's size where images a and b differ in any bit. */
 static size_t pixels_differing(const float *a, const float *b, const gpu_case *c)
 {
@@ -150,8 +150,7 @@ static void check_case(const char *name, pw_scene *s, const gpu_case *c)
 {
     check_agreement_with(name, s, c, PW_BACKEND_CUDA_MEGA);
     check_agreement_with(name, s, c, PW_BACKEND_CUDA_WAVE);
-    if (c->split <= 1)
-        check_mega_equals_wave(name, s, c);
+    check_mega_equals_wave(name, s, c);
 }
 
 /* The same without splitting, all paths in flight. */
@@ -400,9 +399,13 @@ static void test_agree_spot_light(void **state)
     pw_scene_free(s);
 }
 
-/* Ray splitting on both GPU backends: the wavefront's children take slots
- * through the warp-level allocator with lanes of a warp splitting or not, so
- * a wrong prefix there shows as lost or doubled paths. */
+static void check_wave_slots(pw_scene *s, const char *name, const gpu_case *c, uint32_t first, uint32_t second);
+
+/* Ray splitting on both GPU backends: the wavefront's children take fixed
+ * slots (pw_wf_child_slot) and the next queue's positions through the
+ * warp-level allocator with lanes of a warp splitting or not, so a wrong
+ * slot or prefix there shows as lost or doubled paths, and the images
+ * must be equal bit for bit (check_case). */
 static void test_agree_split(void **state)
 {
     (void)state;
@@ -419,6 +422,13 @@ static void test_agree_split(void **state)
      * captured graph is replayed per wave with new parameters. */
     toy.wave_paths = 999;
     check_case("toy split 3 in waves", s, &toy);
+    /* Three waves a sample on two slots (768 pixels of 3 children a
+     * wave), so a pixel's samples alternate between the slots, whose
+     * gathers must add them in sample order; 3 spp then 1 in a second
+     * call: 5 + 4 waves, then 2 + 1. */
+    const gpu_case turns = {64, 36, 4, 3, 2 * 3 * 768, 3};
+    check_case("toy split 3, waves in turn on two slots", s, &turns);
+    check_wave_slots(s, "toy split 3, waves in turn on two slots", &turns, 7, 5);
     pw_scene_free(s);
 }
 

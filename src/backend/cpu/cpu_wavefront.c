@@ -10,8 +10,8 @@
 #include "core/error.h"
 #include "integrator/wavefront_layout.h"
 
-/* Paths in flight at once: 1M paths are about 188 MiB with one shadow
- * record a path (468 MiB with 8), and more gains nothing on a CPU. */
+/* Paths in flight at once: 1M paths are about 184 MiB with one shadow
+ * record a path (464 MiB with 8), and more gains nothing on a CPU. */
 #define CPU_WAVE_CAP (1u << 20)
 #define CHUNK 256
 
@@ -37,14 +37,9 @@ typedef struct stage_ctx {
 static void generate_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
-    if (c->stored) {
+    if (c->stored)
         for (uint32_t i = b; i < e; i++)
             pw_wf_generate(c->w, &c->r->view, &c->r->params, i, c->first_pixel, c->pixels, c->sample);
-        return;
-    }
-    if (c->r->params.split > 1)
-        for (uint32_t i = b; i < e; i++)
-            c->w->pixel[i] = pw_wf_item_pixel(&c->r->params, i, c->first_pixel, c->pixels);
 }
 
 static void extend_body(void *p, uint32_t b, uint32_t e)
@@ -121,15 +116,13 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
 }
 
 /* Shade takes queue slots item by item through the wave's shared counters
- * (pw_wf_alloc_pair: two atomics an item on the CPU, and with ray
- * splitting pw_wf_alloc for the children's slots). Each of them moved a
+ * (pw_wf_alloc_pair: two atomics an item on the CPU). Each of them moved a
  * cache line from core to core, and the threads' entries interleaved in
  * the queues, so that stores to one line came from both: two threads
  * shaded toy only 14% faster than one. So items are shaded in pieces of
  * CHUNK into outputs of the piece's own (shade_piece), which join the
  * wave's queues with one atomic a queue. Ray splitting shades straight
- * into the wave: its children take new path slots from the wave's
- * counter, and a split item makes more entries than a piece holds. */
+ * into the wave: a split item makes more entries than a piece holds. */
 static void shade_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
@@ -147,12 +140,17 @@ static void connect_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
     for (uint32_t i = b; i < e; i++)
-        pw_wf_connect(c->w, &c->r->view, &c->r->params, i, c->r->sum);
+        pw_wf_connect(c->w, &c->r->view, i);
 }
 
 static void gather_body(void *p, uint32_t b, uint32_t e)
 {
     stage_ctx *c = p;
+    if (c->r->params.split > 1) {
+        for (uint32_t i = b; i < e; i++)
+            pw_wf_gather_split(c->w, &c->r->params, i, c->first_pixel, c->pixels, c->r->sum);
+        return;
+    }
     for (uint32_t i = b; i < e; i++)
         pw_wf_gather(c->w, &c->r->params, i, c->first_pixel, c->pixels, c->samples, c->r->sum);
 }
@@ -167,7 +165,7 @@ static void run_stage(stage_ctx *c, int stage, uint32_t bounce, uint32_t n, uint
 }
 
 /* All bounces of samples [sample, sample + samples) of pixels [first,
- * first + pixels), then each pixel's sum (split children add their own). */
+ * first + pixels), then each pixel's sum. */
 static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixels, uint32_t sample,
                      uint32_t samples)
 {
@@ -175,7 +173,6 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
     uint32_t n = pixels * samples;
     stage_ctx c = {r, w, 0, first, pixels, sample, samples, r->tuning.cpu_wave_camera};
     run_stage(&c, PW_STAGE_GENERATE, 0, n, n, generate_body);
-    w->counters[PW_WF_SLOTS] = n;
     uint32_t rays = n;
     for (uint32_t bounce = 0; rays > 0; bounce++) {
         c.bounce = bounce;
@@ -190,8 +187,7 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
         r->stats.shadow_rays += shadows;
         rays = w->counters[PW_WF_NEXT];
     }
-    if (r->params.split <= 1)
-        pw_parallel_for(r->settings.threads, pixels, CHUNK, gather_body, &c);
+    pw_parallel_for(r->settings.threads, pixels, CHUNK, gather_body, &c);
     r->stats.bounce_rays -= n; /* the first extension of each path was its camera ray */
     r->stats.camera_rays += n;
     r->stats.samples += n;
@@ -235,6 +231,11 @@ pw_status pw_cpu_wave_render(pw_renderer *r, int spp)
     for (uint32_t s = 0; s < (uint32_t)spp && !r->cancel;) {
         uint32_t per_wave, samples;
         pw_wave_plan(cw->w.cap, npix, r->params.split, (uint32_t)spp - s, &per_wave, &samples);
+        /* Split children take fixed slots past their parents' (pw_wf_child_slot): a wave with no room
+         * for them would write past the path state. */
+        if (!pw_wf_split_fits(&cw->w, r->params.split, per_wave))
+            return pw_fail(PW_ERR_OUT_OF_MEMORY, "a wave of %u paths has no slots for their children (split %u)",
+                           per_wave, r->params.split);
         /* Waves always cover the same pixel ranges, so the pixels of one
          * wave share their sample count even after an interruption. */
         for (uint32_t first = 0; first < npix && !r->cancel; first += per_wave) {

@@ -38,10 +38,9 @@
 
 typedef void (*extend_kernel_fn)(pw_wave, pw_scene_view, const uint32_t *, uint32_t *, uint32_t);
 typedef void (*extend_camera_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t);
-typedef void (*connect_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, float *, uint32_t);
+typedef void (*connect_kernel_fn)(pw_wave, pw_scene_view, uint32_t);
 typedef void (*shade_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, uint32_t *);
-typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, float *,
-                               unsigned long long *);
+typedef void (*tail_kernel_fn)(pw_wave, pw_scene_view, pw_render_params, const uint32_t *, unsigned long long *);
 
 /* One wave in flight: its path state and queues, its parameters, the
  * stream it runs on and its graph. Two slots let one wave's last bounces
@@ -74,7 +73,7 @@ typedef struct cuda_wave {
      * kernel: as many as can be resident at once (its registers and
      * shared memory decide). A grid-stride kernel launched with more
      * blocks than fit runs its last ones in a second, partly empty round. */
-    int g_generate, g_extend, g_extend_camera, g_shade, g_connect, g_tail, g_gather;
+    int g_extend, g_extend_camera, g_shade, g_connect, g_tail, g_gather;
     uint32_t tail_max;            /* a queue this short is finished by k_finish_tail (0: never) */
     /* The stage kernels for this render (pick_wave_kernels): the general
      * ones or their variants for the basic materials or for spheres. */
@@ -104,23 +103,15 @@ __global__ void k_set_wave(uint32_t *params, uint32_t first, uint32_t sample, ui
 /* Starts a wave's counters. Camera paths are not stored: bounce 0's
  * extend and shade make each where they need it (pw_wf_extend_camera,
  * pw_wf_shade_camera), which saves writing 52 bytes a path here and
- * reading them back twice. With ray splitting it also keeps each path's
- * pixel, which split children add to themselves: then it is launched with
- * the blocks the GPU holds at once, striding over the wave's items (known
- * only on the device), else with one block (launch_generate). */
-__global__ void k_generate(pw_wave w, pw_render_params prm, uint32_t *params)
+ * reading them back twice. One block (launch_generate). */
+__global__ void k_generate(pw_wave w, uint32_t *params)
 {
     uint32_t n = params[2] * params[3];
-    if (prm.split > 1) {
-        GRID_STRIDE(i, n)
-        w.pixel[i] = pw_wf_item_pixel(&prm, i, params[0], params[2]);
-    }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         w.counters[PW_WF_RAYS] = n;
         w.counters[PW_WF_NEXT] = 0;
         w.counters[PW_WF_SHADOWS] = 0;
         w.counters[PW_WF_TO_CONNECT] = 0;
-        w.counters[PW_WF_SLOTS] = n;
         w.counters[PW_WF_TAIL] = 0;
         w.counters[PW_WF_FETCH] = 0;
         w.counters[PW_WF_FETCH_CONNECT] = 0;
@@ -419,8 +410,8 @@ SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, LIGHT_ANY, 0, 5, 0)
 SHADE_KERNEL(k_shade_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, SPHERES_SHADE_BLOCKS, 1)
 SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, SPHERES_SHADE_BLOCKS, 1)
 
-/* The connect list's paths (those with shadow rays, and split children
- * that ended), taken as extend takes its rays (fetch). */
+/* The connect list's paths (those with shadow rays), taken as extend
+ * takes its rays (fetch). */
 #define CONNECT_BODY(spheres)                                                                                      \
     {                                                                                                              \
         if (spheres)                                                                                               \
@@ -429,23 +420,32 @@ SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, SPHERES_SHA
         uint32_t n = w.counters[PW_WF_TO_CONNECT];                                                                 \
         if (fetch) {                                                                                               \
             FETCH_32(i, n, &w.counters[PW_WF_FETCH_CONNECT])                                                       \
-            pw_wf_connect(&w, &v, &prm, i, sum);                                                                   \
+            pw_wf_connect(&w, &v, i);                                                                              \
         } else {                                                                                                   \
             GRID_STRIDE(i, n)                                                                                      \
-            pw_wf_connect(&w, &v, &prm, i, sum);                                                                   \
+            pw_wf_connect(&w, &v, i);                                                                              \
         }                                                                                                          \
     }
-__global__ void k_connect(pw_wave w, pw_scene_view v, pw_render_params prm, float *sum, uint32_t fetch)
+__global__ void k_connect(pw_wave w, pw_scene_view v, uint32_t fetch)
 CONNECT_BODY(0)
 #define SPHERES_CONNECT_BLOCKS 12
 __global__ void __launch_bounds__(WAVE_BLOCK, SPHERES_CONNECT_BLOCKS)
-    k_connect_spheres(pw_wave w, pw_scene_view v, pw_render_params prm, float *sum, uint32_t fetch)
+    k_connect_spheres(pw_wave w, pw_scene_view v, uint32_t fetch)
 CONNECT_BODY(1)
 
 __global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params, float *sum)
 {
     GRID_STRIDE(i, params[2])
     pw_wf_gather(&w, &prm, i, params[0], params[2], params[3], sum);
+}
+
+/* Gather for a split render: each pixel's children in child order
+ * (pw_wf_gather_split), a kernel of its own so that k_gather stays as it
+ * is without splitting. */
+__global__ void k_gather_split(pw_wave w, pw_render_params prm, const uint32_t *params, float *sum)
+{
+    GRID_STRIDE(i, params[2])
+    pw_wf_gather_split(&w, &prm, i, params[0], params[2], sum);
 }
 
 /* The last paths of a wave, run to their ends the megakernel's way: each
@@ -456,8 +456,7 @@ __global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params
  * Nsight Compute). Every pass waits for all the warp's lanes, so they
  * trace together, as in pw_path_trace_pool. */
 __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, const pw_render_params *prm, uint32_t q,
-                                   uint32_t n, uint32_t *taken, float *sum, uint32_t *ext, uint32_t *shadow,
-                                   uint32_t kinds)
+                                   uint32_t n, uint32_t *taken, uint32_t *ext, uint32_t *shadow, uint32_t kinds)
 {
     uint32_t i = atomicAdd(taken, 1u);
     int active = i < n;
@@ -467,7 +466,7 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
             return;
         if (!active || pw_path_step(v, prm, &p, kinds, ext, shadow))
             continue;
-        pw_wf_tail_end(w, prm, q, i, &p, sum);
+        pw_wf_tail_end(w, q, i, &p);
         i = atomicAdd(taken, 1u);
         active = i < n;
         if (active)
@@ -487,8 +486,7 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
  * :64 -2.2% (docs/PERFORMANCE.md). */
 #define TAIL_KERNEL(name, kinds, light_mode, spheres, min_blocks)                                                  \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
-        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, float *sum,                 \
-             unsigned long long *totals)                                                                           \
+        name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, unsigned long long *totals) \
     {                                                                                                              \
         specialise(&v, &prm, light_mode, spheres);                                                                 \
         uint32_t n = w.counters[PW_WF_TAIL];                                                                       \
@@ -496,7 +494,7 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
             return;                                                                                                \
         pw_cuda_spheres_to_shared(&v);                                                                             \
         uint32_t ext = 0, shadow = 0;                                                                              \
-        finish_tail(&w, &v, &prm, QUEUE(params), n, &w.counters[PW_WF_FETCH_TAIL], sum, &ext, &shadow, kinds);     \
+        finish_tail(&w, &v, &prm, QUEUE(params), n, &w.counters[PW_WF_FETCH_TAIL], &ext, &shadow, kinds);          \
         uint32_t e = __reduce_add_sync(0xffffffffu, ext), s = __reduce_add_sync(0xffffffffu, shadow);            \
         if (threadIdx.x % 32u == 0u && (e || s)) {                                                                 \
             atomicAdd(&totals[0], (unsigned long long)e);                                                          \
@@ -696,11 +694,10 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
     PW_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     size_t smem = pw_cuda_flat_bytes(&c->scene.view);
     pick_wave_kernels(r, cw);
-    /* Without light sampling or splitting there is never a shadow ray to
-     * trace or a split child to add to its pixel: connect is not launched
-     * at all (bunnies-mixed, lit by an unsampled sky, launched eight empty
-     * grids a frame). */
-    cw->connects = r->params.split > 1 || pw_wave_casts_shadows(&r->view, r->params.light_mode);
+    /* Without light sampling there is never a shadow ray to trace:
+     * connect is not launched at all (bunnies-mixed, lit by an unsampled
+     * sky, launched eight empty grids a frame). */
+    cw->connects = pw_wave_casts_shadows(&r->view, r->params.light_mode);
     /* Rays through a mesh's BVH differ in cost from ray to ray, so a
      * grid-stride loop, which deals every warp the same share, waits on
      * the warps whose rays were dear; k_extend's (and k_connect's) warps
@@ -715,8 +712,8 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
         (st = resident_grid((const void *)cw->shade, WAVE_BLOCK, smem, sms, &cw->g_shade)) != PW_OK ||
         (st = resident_grid((const void *)cw->connect, WAVE_BLOCK, smem, sms, &cw->g_connect)) != PW_OK ||
         (st = resident_grid((const void *)cw->tail, WAVE_BLOCK, smem, sms, &cw->g_tail)) != PW_OK ||
-        (st = resident_grid((const void *)k_gather, WAVE_BLOCK, 0, sms, &cw->g_gather)) != PW_OK ||
-        (st = resident_grid((const void *)k_generate, WAVE_BLOCK, 0, sms, &cw->g_generate)) != PW_OK)
+        (st = resident_grid(r->params.split > 1 ? (const void *)k_gather_split : (const void *)k_gather, WAVE_BLOCK,
+                            0, sms, &cw->g_gather)) != PW_OK)
         return st;
     /* A queue that holds few paths for each thread the GPU holds at once
      * cannot hide a stage's latency, and each bounce waits for its
@@ -785,12 +782,10 @@ static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t boun
             return e;                        \
     } while (0)
 
-static cudaError_t launch_generate(pw_renderer *r, cuda_state *c, wave_slot *s)
+static cudaError_t launch_generate(wave_slot *s)
 {
-    cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
-    int grid = r->params.split > 1 ? cw->g_generate : 1;
-    STEP((k_generate<<<grid, WAVE_BLOCK, 0, s->stream>>>(s->w, r->params, s->d_params)));
+    STEP((k_generate<<<1, WAVE_BLOCK, 0, s->stream>>>(s->w, s->d_params)));
     return e;
 }
 
@@ -821,13 +816,12 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, wave_slot *s, in
                                                            s->d_sorted)));
     MARK(3);
     if (cw->connects)
-        STEP((cw->connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, c->d_sum,
-                                                               cw->fetch)));
+        STEP((cw->connect<<<cw->g_connect, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, cw->fetch)));
     MARK(4);
     STEP((k_advance<<<1, 1, 0, st>>>(s->w, cw->d_totals, cw->d_log, s->d_params, cw->tail_max, r->params.max_depth,
                                      loop_handle, loop)));
     if (cw->tail_max > 0)
-        STEP((cw->tail<<<cw->g_tail, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, s->d_params, c->d_sum,
+        STEP((cw->tail<<<cw->g_tail, WAVE_BLOCK, smem, st>>>(s->w, c->scene.view, r->params, s->d_params,
                                                            cw->d_totals)));
     MARK(5);
 #undef MARK
@@ -835,15 +829,17 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, wave_slot *s, in
 }
 
 /* Adds the wave's paths to the image, after the wave before it has (the
- * two slots' waves may hold samples of the same pixels). */
+ * two slots' waves may hold samples of the same pixels), so that a
+ * pixel's samples are added in sample order, split renders' too. */
 static cudaError_t launch_gather(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
     cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
-    if (r->params.split > 1)
-        return e;
     CALL(cudaStreamWaitEvent(s->stream, cw->gathered, 0));
-    STEP((k_gather<<<cw->g_gather, WAVE_BLOCK, 0, s->stream>>>(s->w, r->params, s->d_params, c->d_sum)));
+    if (r->params.split > 1)
+        STEP((k_gather_split<<<cw->g_gather, WAVE_BLOCK, 0, s->stream>>>(s->w, r->params, s->d_params, c->d_sum)));
+    else
+        STEP((k_gather<<<cw->g_gather, WAVE_BLOCK, 0, s->stream>>>(s->w, r->params, s->d_params, c->d_sum)));
     CALL(cudaEventRecord(cw->gathered, s->stream));
     return e;
 }
@@ -859,7 +855,7 @@ static cudaError_t launch_wave_unrolled(pw_renderer *r, cuda_state *c, wave_slot
     cudaError_t e;
     if (events && (e = cudaEventRecord(EV(0, 0), s->stream)) != cudaSuccess)
         return e;
-    if ((e = launch_generate(r, c, s)) != cudaSuccess)
+    if ((e = launch_generate(s)) != cudaSuccess)
         return e;
     for (uint32_t b = 0; b <= r->params.max_depth; b++)
         if ((e = launch_bounce(r, c, s, events, b, 0, 0)) != cudaSuccess)
@@ -894,7 +890,7 @@ static cudaError_t capture_into(wave_slot *s, cudaGraph_t g, const cudaGraphNode
  * k_advance sets the loop's condition (k_extend_camera runs there only). */
 static cudaError_t launch_first_bounce(pw_renderer *r, cuda_state *c, wave_slot *s)
 {
-    cudaError_t e = launch_generate(r, c, s);
+    cudaError_t e = launch_generate(s);
     return e != cudaSuccess ? e : launch_bounce(r, c, s, 0, 0, s->loop_handle, 1);
 }
 
@@ -988,6 +984,13 @@ static pw_status run_waves(pw_renderer *r, cuda_state *c, int spp)
     for (uint32_t s = 0; s < (uint32_t)spp && !r->cancel;) {
         uint32_t per_wave, samples;
         pw_wave_plan(cw->slot[0].w.cap, npix, r->params.split, (uint32_t)spp - s, &per_wave, &samples);
+        /* Split children take fixed slots past their parents' (pw_wf_child_slot): a wave with no room
+         * for them would write past the path state. */
+        if (!pw_wf_split_fits(&cw->slot[0].w, r->params.split, per_wave)) {
+            sync_slots(cw);
+            return pw_fail(PW_ERR_OUT_OF_MEMORY, "a wave of %u paths has no slots for their children (split %u)",
+                           per_wave, r->params.split);
+        }
         if (cw->halve && per_wave >= npix && s + samples >= (uint32_t)spp && next == 0)
             per_wave = pw_wave_half_pixels(r->params.width, r->params.height);
         for (uint32_t first = 0; first < npix; first += per_wave) {
