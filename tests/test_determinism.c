@@ -193,7 +193,7 @@ static void sample_pool_matches_pixels(void **state)
             st.backend = PW_BACKEND_CPU;
             pw_renderer *r;
             assert_int_equal(pw_renderer_create(s, &st, &r), PW_OK);
-            const pw_render_params *prm = &r->params;
+            const pw_render_params *prm = &r->job.params;
             uint32_t kinds = split > 1 ? PW_KINDS_ALL : PW_KINDS_BASIC, ext = 0, shadow = 0, mismatches = 0;
             for (uint32_t ty = 0; ty < (PH + TH - 1) / TH; ty++)
                 for (uint32_t tx = 0; tx < (PW + TW - 1) / TW; tx++) {
@@ -203,7 +203,7 @@ static void sample_pool_matches_pixels(void **state)
                                            NULL, 0};
                     /* Tiles inside the image skip the pixel test, as the GPU's do. */
                     pool.whole = (tx + 1) * TW <= PW && (ty + 1) * TH <= PH;
-                    pw_path_trace_pool(&r->view, prm, &pool, prm->split, kinds, &ext, &shadow);
+                    pw_path_trace_pool(&r->job.view, prm, &pool, prm->split, kinds, &ext, &shadow);
                     for (uint32_t j = 0; j < TW * TH; j++) {
                         uint32_t x = pw_pool_x(&pool, j), y = pw_pool_y(&pool, j);
                         if (x >= PW || y >= PH)
@@ -211,7 +211,7 @@ static void sample_pool_matches_pixels(void **state)
                         pw_vec3 a = v3s(0.0f), b = v3s(0.0f);
                         for (uint32_t i = 0; i < SPP; i++)
                             pw_path_accumulate(&a, radiance[i * TW * TH + j]);
-                        pw_path_trace_pixel(&r->view, prm, x, y, 7, SPP, prm->split, kinds, &b, &ext, &shadow);
+                        pw_path_trace_pixel(&r->job.view, prm, x, y, 7, SPP, prm->split, kinds, &b, &ext, &shadow);
                         mismatches += memcmp(&a, &b, sizeof a) != 0;
                     }
                 }

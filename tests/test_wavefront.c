@@ -383,11 +383,11 @@ static void test_tuning_knobs(void **state)
         if (pw_renderer_create(s, &st, &r) != PW_OK)
             fail_msg("%s='%s' refused: %s", good[i][0], good[i][1], pw_last_error());
         if (strcmp(good[i][0], "PATHWAVE_WAVE_TAIL") == 0)
-            assert_true(r->tuning.wave_tail == 4294967295LL);
+            assert_true(r->job.tuning.wave_tail == 4294967295LL);
         if (strcmp(good[i][0], "PATHWAVE_MEGA_TILE") == 0)
-            assert_true(r->tuning.mega_tile_w == 16 && r->tuning.mega_tile_h == 4);
+            assert_true(r->job.tuning.mega_tile_w == 16 && r->job.tuning.mega_tile_h == 4);
         if (strcmp(good[i][0], "PATHWAVE_WAVE_HALVE") == 0) /* empty: unset */
-            assert_int_equal(r->tuning.wave_halve, PW_TUNING_AUTO);
+            assert_int_equal(r->job.tuning.wave_halve, PW_TUNING_AUTO);
         pw_renderer_free(r);
         unsetenv(good[i][0]);
     }

@@ -26,13 +26,6 @@ pw_status pw_backend_from_name(const char *name, pw_backend *out)
     return pw_fail(PW_ERR_INVALID_ARGUMENT, "unknown backend '%s' (auto, cpu, cuda-mega, cpu-wave, cuda-wave)", name);
 }
 
-double pw_now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Image sizes up to 32768 on a side and 2^26 pixels (8192 x 8192): the
  * accumulation buffers and the copy written out take about 40 bytes a pixel,
  * 2.7 GB at the limit. */
@@ -137,45 +130,32 @@ pw_status pw_renderer_create(pw_scene *scene, const pw_settings *settings, pw_re
     pw_renderer *r = calloc(1, sizeof *r);
     size_t npix = (size_t)s.width * (size_t)s.height;
     if (r) {
-        r->sum = calloc(3 * npix, sizeof *r->sum);
-        r->count = calloc(npix, sizeof *r->count);
+        r->job.sum = calloc(3 * npix, sizeof *r->job.sum);
+        r->job.count = calloc(npix, sizeof *r->job.count);
     }
-    if (!r || !r->sum || !r->count) {
+    if (!r || !r->job.sum || !r->job.count) {
         pw_renderer_free(r);
         return pw_fail(PW_ERR_OUT_OF_MEMORY, "out of memory for a %dx%d image", s.width, s.height);
     }
-    r->scene = scene;
-    r->settings = s;
-    r->tuning = tuning;
-    r->backend = s.backend;
-    r->params.width = (uint32_t)s.width;
-    r->params.height = (uint32_t)s.height;
-    r->params.max_depth = (uint32_t)s.max_depth;
-    r->params.rr_depth = s.rr_depth < 1 ? 1u : (uint32_t)s.rr_depth;
-    r->params.seed = s.seed;
-    r->params.light_mode = (uint32_t)s.light_mode;
-    r->params.split = (uint32_t)s.split;
-    r->params.kinds = scene_kinds(scene);
-    r->view = pw_scene_host_view(scene, (uint32_t)s.width, (uint32_t)s.height);
-    r->view.wide_bvh = wide_bvh(scene, s.backend);
+    r->job.scene = scene;
+    r->job.settings = s;
+    r->job.tuning = tuning;
+    r->job.backend = s.backend;
+    r->job.params.width = (uint32_t)s.width;
+    r->job.params.height = (uint32_t)s.height;
+    r->job.params.max_depth = (uint32_t)s.max_depth;
+    r->job.params.rr_depth = s.rr_depth < 1 ? 1u : (uint32_t)s.rr_depth;
+    r->job.params.seed = s.seed;
+    r->job.params.light_mode = (uint32_t)s.light_mode;
+    r->job.params.split = (uint32_t)s.split;
+    r->job.params.kinds = scene_kinds(scene);
+    r->job.view = pw_scene_host_view(scene, (uint32_t)s.width, (uint32_t)s.height);
+    r->job.view.wide_bvh = wide_bvh(scene, s.backend);
     snprintf(r->backend_note, sizeof r->backend_note, "%s", note);
-    if (s.backend == PW_BACKEND_CUDA_MEGA || s.backend == PW_BACKEND_CUDA_WAVE) {
-        if ((st = pw_cuda_create(r)) != PW_OK) {
-            pw_renderer_free(r);
-            return st;
-        }
-    } else if (tuning.cpu_bvh_width != 2) {
-        /* Measured (docs/PERFORMANCE.md): the 8-wide BVH, whose leaves test
-         * 8 spheres or 8 triangles at a time, wins on spheres and on meshes
-         * (on the bunny by far, against the 4-wide tree). Without AVX2, or
-         * without the memory for it (about 60-70 bytes a triangle), the CPU
-         * walks the shared tree. */
-        double t0 = pw_now_seconds();
-        if (pw_bvh8_build(&r->view, &r->bvh8)) {
-            r->view.cpu_bvh8 = &r->bvh8;
-            r->stats.cpu_bvh_bytes = pw_bvh8_bytes(&r->bvh8);
-            r->stats.cpu_bvh_ms = (pw_now_seconds() - t0) * 1e3;
-        }
+    r->ops = pw_backend_ops_of(s.backend);
+    if ((st = r->ops->create(&r->job)) != PW_OK) {
+        pw_renderer_free(r);
+        return st;
     }
     *out = r;
     return PW_OK;
@@ -185,11 +165,10 @@ void pw_renderer_free(pw_renderer *r)
 {
     if (!r)
         return;
-    pw_cuda_destroy(r);
-    pw_cpu_wave_free(r);
-    pw_bvh8_free(&r->bvh8);
-    free(r->sum);
-    free(r->count);
+    if (r->ops)
+        r->ops->destroy(&r->job);
+    free(r->job.sum);
+    free(r->job.count);
     free(r);
 }
 
@@ -198,25 +177,11 @@ void pw_renderer_free(pw_renderer *r)
 static pw_status render_pass(pw_renderer *r, int spp)
 {
     double t0 = pw_now_seconds();
-    pw_status st;
-    switch (r->backend) {
-    case PW_BACKEND_CUDA_MEGA:
-        st = pw_cuda_render(r, spp);
-        break;
-    case PW_BACKEND_CUDA_WAVE:
-        st = pw_cuda_wave_render(r, spp);
-        break;
-    case PW_BACKEND_CPU_WAVE:
-        st = pw_cpu_wave_render(r, spp);
-        break;
-    default:
-        st = pw_cpu_render(r, spp);
-        break;
-    }
+    pw_status st = r->ops->render(&r->job, spp);
     double dt = pw_now_seconds() - t0;
-    r->stats.render_seconds += dt;
-    if (r->backend == PW_BACKEND_CPU || r->backend == PW_BACKEND_CPU_WAVE)
-        r->stats.device_seconds += dt;
+    r->job.stats.render_seconds += dt;
+    if (r->ops->host_timed)
+        r->job.stats.device_seconds += dt;
     return st;
 }
 
@@ -245,11 +210,11 @@ static pw_status render_with_progress(pw_renderer *r, int spp)
         if (done == spp)
             break; /* nothing is left to stop */
         if (stop) {
-            r->cancel = 1;
+            r->job.cancel = 1;
             return pw_fail(PW_ERR_INTERRUPTED, "render stopped by the progress callback after %d of %d samples per "
                            "pixel", done, spp);
         }
-        if (r->cancel) /* pw_renderer_cancel between passes, from the callback or a signal */
+        if (r->job.cancel) /* pw_renderer_cancel between passes, from the callback or a signal */
             return pw_fail(PW_ERR_INTERRUPTED, "render interrupted");
     }
     return PW_OK;
@@ -262,7 +227,7 @@ pw_status pw_renderer_render(pw_renderer *r, int spp)
     if (r->rendering)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "pw_renderer_render: called from the renderer's own progress "
                        "callback");
-    r->cancel = 0; /* a cancel stops the call in progress, not every later one */
+    r->job.cancel = 0; /* a cancel stops the call in progress, not every later one */
     r->rendering = 1;
     pw_status st = r->progress ? render_with_progress(r, spp) : render_pass(r, spp);
     r->rendering = 0;
@@ -278,7 +243,7 @@ pw_status pw_renderer_set_progress(pw_renderer *r, pw_progress_fn fn, void *user
     return PW_OK;
 }
 
-void pw_renderer_cancel(pw_renderer *r) { r->cancel = 1; }
+void pw_renderer_cancel(pw_renderer *r) { r->job.cancel = 1; }
 
 const char *pw_stage_name(int stage)
 {
@@ -286,45 +251,36 @@ const char *pw_stage_name(int stage)
     return stage >= 0 && stage < PW_STAGE_COUNT ? names[stage] : "unknown";
 }
 
-void pw_stage_record(pw_renderer *r, uint32_t bounce, int stage, double seconds, uint64_t items)
-{
-    uint32_t row = bounce < PW_STATS_BOUNCES ? bounce : PW_STATS_BOUNCES - 1;
-    r->stage[row].seconds[stage] += seconds;
-    r->stage[row].items[stage] += items;
-    if ((int)row + 1 > r->stage_rows)
-        r->stage_rows = (int)row + 1;
-}
-
 const pw_stage_stats *pw_renderer_stage_stats(const pw_renderer *r, int *bounces)
 {
-    *bounces = r->stage_rows;
-    return r->stage;
+    *bounces = r->job.stage_rows;
+    return r->job.stage;
 }
 
-pw_backend pw_renderer_backend(const pw_renderer *r) { return r->backend; }
+pw_backend pw_renderer_backend(const pw_renderer *r) { return r->job.backend; }
 
-void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats) { *stats = r->stats; }
+void pw_renderer_get_stats(const pw_renderer *r, pw_render_stats *stats) { *stats = r->job.stats; }
 
 void pw_renderer_size(const pw_renderer *r, int *w, int *h)
 {
-    *w = r->settings.width;
-    *h = r->settings.height;
+    *w = r->job.settings.width;
+    *h = r->job.settings.height;
 }
 
 const char *pw_renderer_backend_note(const pw_renderer *r) { return r->backend_note; }
 
 pw_status pw_renderer_image(pw_renderer *r, float *rgb)
 {
-    if (r->cuda) {
-        pw_status st = pw_cuda_download(r);
+    if (r->ops->download) {
+        pw_status st = r->ops->download(&r->job);
         if (st != PW_OK)
             return st;
     }
-    size_t npix = (size_t)r->settings.width * (size_t)r->settings.height;
+    size_t npix = (size_t)r->job.settings.width * (size_t)r->job.settings.height;
     for (size_t i = 0; i < npix; i++) {
-        float inv = r->count[i] ? 1.0f / (float)r->count[i] : 0.0f;
+        float inv = r->job.count[i] ? 1.0f / (float)r->job.count[i] : 0.0f;
         for (int c = 0; c < 3; c++)
-            rgb[3 * i + c] = r->sum[3 * i + c] * inv;
+            rgb[3 * i + c] = r->job.sum[3 * i + c] * inv;
     }
     return PW_OK;
 }

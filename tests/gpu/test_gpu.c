@@ -43,8 +43,8 @@ static pw_status render_calls(pw_scene *s, const pw_settings *st, const gpu_case
     }
     if (rs)
         pw_renderer_get_stats(r, rs);
-    last_stream_launches = r->gpu_stream_launches;
-    last_waves[0] = r->gpu_waves[0], last_waves[1] = r->gpu_waves[1];
+    last_stream_launches = r->job.gpu_stream_launches;
+    last_waves[0] = r->job.gpu_waves[0], last_waves[1] = r->job.gpu_waves[1];
     pw_renderer_free(r);
     return e;
 }

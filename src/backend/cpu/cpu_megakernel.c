@@ -1,7 +1,7 @@
 /* CPU megakernel: threads take 16x16 tiles and trace whole paths with the
  * shared integrator code. A pixel's samples are summed in a fixed order by one
  * thread, so images are bit-identical for any thread count. */
-#include "api/renderer.h"
+#include "backend/backend.h"
 #include "backend/cpu/parallel_for.h"
 #include "core/error.h"
 #include "backend/sample_pool.h"
@@ -9,7 +9,7 @@
 #define TILE 16
 
 typedef struct mega_job {
-    pw_renderer *r;
+    pw_render_job *r;
     uint32_t spp, tiles_x;
 } mega_job;
 
@@ -81,7 +81,7 @@ __attribute__((flatten)) static void trace_lanes(const pw_scene_view *s, const p
     }
 }
 
-static void lane_load(cpu_lane *l, const pw_renderer *r, uint32_t x, uint32_t y, uint32_t spp)
+static void lane_load(cpu_lane *l, const pw_render_job *r, uint32_t x, uint32_t y, uint32_t spp)
 {
     size_t i = (size_t)y * r->params.width + x;
     l->x = x, l->y = y;
@@ -91,7 +91,7 @@ static void lane_load(cpu_lane *l, const pw_renderer *r, uint32_t x, uint32_t y,
     l->active = spp > 0;
 }
 
-static void lane_store(const cpu_lane *l, pw_renderer *r)
+static void lane_store(const cpu_lane *l, pw_render_job *r)
 {
     size_t i = (size_t)l->y * r->params.width + l->x;
     r->sum[3 * i + 0] = l->sum.x;
@@ -105,7 +105,7 @@ static void lane_store(const cpu_lane *l, pw_renderer *r)
 static uint32_t render_pixels(mega_job *j, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1, uint32_t *ext,
                               uint32_t *shadow)
 {
-    pw_renderer *r = j->r;
+    pw_render_job *r = j->r;
     const pw_render_params *prm = &r->params;
     uint32_t samples = 0;
     int lanes = prm->split <= 1 && prm->kinds == PW_KINDS_BASIC;
@@ -140,7 +140,7 @@ static uint32_t render_pixels(mega_job *j, uint32_t x0, uint32_t y0, uint32_t x1
 
 static void render_tile(mega_job *j, uint32_t tile)
 {
-    pw_renderer *r = j->r;
+    pw_render_job *r = j->r;
     const pw_render_params *prm = &r->params;
     uint32_t x0 = (tile % j->tiles_x) * TILE, y0 = (tile / j->tiles_x) * TILE;
     uint32_t x1 = x0 + TILE < prm->width ? x0 + TILE : prm->width;
@@ -160,7 +160,7 @@ static void tiles_body(void *ctx, uint32_t begin, uint32_t end)
         render_tile(j, t);
 }
 
-pw_status pw_cpu_render(pw_renderer *r, int spp)
+pw_status pw_cpu_render(pw_render_job *r, int spp)
 {
     mega_job j = {r, (uint32_t)spp, (r->params.width + TILE - 1) / TILE};
     uint32_t n_tiles = j.tiles_x * ((r->params.height + TILE - 1) / TILE);

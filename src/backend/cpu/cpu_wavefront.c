@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/renderer.h"
+#include "backend/backend.h"
 #include "backend/cpu/parallel_for.h"
 #include "core/error.h"
 #include "integrator/wavefront_layout.h"
@@ -21,7 +21,7 @@ typedef struct cpu_wave {
 } cpu_wave;
 
 typedef struct stage_ctx {
-    pw_renderer *r;
+    pw_render_job *r;
     const pw_wave *w;
     uint32_t bounce; /* its ray queue is bounce & 1 */
     uint32_t first_pixel, pixels, sample, samples;
@@ -166,7 +166,7 @@ static void run_stage(stage_ctx *c, int stage, uint32_t bounce, uint32_t n, uint
 
 /* All bounces of samples [sample, sample + samples) of pixels [first,
  * first + pixels), then each pixel's sum. */
-static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixels, uint32_t sample,
+static void run_wave(pw_render_job *r, cpu_wave *cw, uint32_t first, uint32_t pixels, uint32_t sample,
                      uint32_t samples)
 {
     pw_wave *w = &cw->w;
@@ -193,7 +193,7 @@ static void run_wave(pw_renderer *r, cpu_wave *cw, uint32_t first, uint32_t pixe
     r->stats.samples += n;
 }
 
-static pw_status setup(pw_renderer *r, cpu_wave **out)
+static pw_status setup(pw_render_job *r, cpu_wave **out)
 {
     uint32_t npix = r->params.width * r->params.height;
     uint32_t split = r->params.split;
@@ -219,7 +219,7 @@ static pw_status setup(pw_renderer *r, cpu_wave **out)
     return PW_OK;
 }
 
-pw_status pw_cpu_wave_render(pw_renderer *r, int spp)
+pw_status pw_cpu_wave_render(pw_render_job *r, int spp)
 {
     if (!r->cpu_wave) {
         pw_status st = setup(r, (cpu_wave **)&r->cpu_wave);
@@ -249,7 +249,7 @@ pw_status pw_cpu_wave_render(pw_renderer *r, int spp)
     return r->cancel ? pw_fail(PW_ERR_INTERRUPTED, "render interrupted") : PW_OK;
 }
 
-void pw_cpu_wave_free(pw_renderer *r)
+void pw_cpu_wave_free(pw_render_job *r)
 {
     cpu_wave *cw = r->cpu_wave;
     if (!cw)

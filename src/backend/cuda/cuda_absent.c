@@ -1,6 +1,6 @@
-/* Stand-ins for the CUDA backend when the build has no CUDA compiler: every
- * entry point reports that this build has no GPU support. */
-#include "api/renderer.h"
+/* Stand-ins for the CUDA backends when the build has no CUDA compiler:
+ * every entry point reports that this build has no GPU support. */
+#include "backend/backend.h"
 #include "core/error.h"
 
 int pw_cuda_compiled(void) { return 0; }
@@ -11,29 +11,21 @@ int pw_cuda_usable(void)
     return 0;
 }
 
-pw_status pw_cuda_create(pw_renderer *r)
+static pw_status absent_create(pw_render_job *j)
 {
-    (void)r;
+    (void)j;
     pw_cuda_usable();
     return PW_ERR_NO_DEVICE;
 }
 
-pw_status pw_cuda_render(pw_renderer *r, int spp)
+static pw_status absent_render(pw_render_job *j, int spp)
 {
-    (void)r;
+    (void)j;
     (void)spp;
     return pw_fail(PW_ERR_NO_DEVICE, "this pathwave was built without CUDA");
 }
 
-pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
-{
-    return pw_cuda_render(r, spp);
-}
+static void absent_destroy(pw_render_job *j) { (void)j; }
 
-pw_status pw_cuda_download(pw_renderer *r)
-{
-    (void)r;
-    return PW_OK;
-}
-
-void pw_cuda_destroy(pw_renderer *r) { (void)r; }
+const pw_backend_ops pw_cuda_mega_ops = {absent_create, absent_render, NULL, absent_destroy, 0};
+const pw_backend_ops pw_cuda_wave_ops = {absent_create, absent_render, NULL, absent_destroy, 0};

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/renderer.h"
+#include "backend/backend.h"
 #include "backend/cuda/cuda_camera_batch.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
@@ -277,7 +277,7 @@ typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, u
                                unsigned long long *, mega_tiles);
 
 /* The smallest kernel that renders this frame. */
-static mega_kernel_fn pick_kernel(const pw_renderer *r, const cuda_state *c)
+static mega_kernel_fn pick_kernel(const pw_render_job *r, const cuda_state *c)
 {
     const pw_scene_view *v = &c->scene.view;
     if (r->params.split > 1)
@@ -418,7 +418,7 @@ static mega_kernel_fn stream_kernel(mega_kernel_fn k)
  * (a tile's items a power of two) over an image of whole tiles, through a
  * kernel that has a stream variant. PATHWAVE_MEGA_STREAM=0 turns it off,
  * for comparisons. */
-static int use_stream(pw_renderer *r, cuda_state *c, int spp, mega_kernel_fn *kernel, mega_tiles *t)
+static int use_stream(pw_render_job *r, cuda_state *c, int spp, mega_kernel_fn *kernel, mega_tiles *t)
 {
     if (!r->tuning.mega_stream || !stream_kernel(*kernel) || (spp != 1 && spp != 2 && spp != 4) ||
         r->params.width > 16384 || r->params.height > 16384)
@@ -471,7 +471,7 @@ static int use_stream(pw_renderer *r, cuda_state *c, int spp, mega_kernel_fn *ke
     return 1;
 }
 
-static pw_status create(pw_renderer *r, cuda_state *c)
+static pw_status create(pw_render_job *r, cuda_state *c)
 {
     size_t npix = (size_t)r->params.width * r->params.height;
     size_t free_b = 0, total_b = 0;
@@ -520,7 +520,7 @@ static pw_status create(pw_renderer *r, cuda_state *c)
     return st;
 }
 
-extern "C" pw_status pw_cuda_create(pw_renderer *r)
+extern "C" pw_status pw_cuda_create(pw_render_job *r)
 {
     if (!pw_cuda_usable())
         return PW_ERR_NO_DEVICE;
@@ -534,7 +534,7 @@ extern "C" pw_status pw_cuda_create(pw_renderer *r)
     return st;
 }
 
-extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
+extern "C" pw_status pw_cuda_render(pw_render_job *r, int spp)
 {
     cuda_state *c = (cuda_state *)r->cuda;
     mega_kernel_fn kernel = pick_kernel(r, c);
@@ -586,7 +586,7 @@ extern "C" pw_status pw_cuda_render(pw_renderer *r, int spp)
     return PW_OK;
 }
 
-pw_status pw_cuda_finish_frame(pw_renderer *r, cuda_state *c, cudaStream_t stream,
+pw_status pw_cuda_finish_frame(pw_render_job *r, cuda_state *c, cudaStream_t stream,
                                const unsigned long long *d_counters, unsigned long long counters[2])
 {
     PW_CUDA_TRY(cudaEventRecord(c->ev_stop, stream));
@@ -599,7 +599,7 @@ pw_status pw_cuda_finish_frame(pw_renderer *r, cuda_state *c, cudaStream_t strea
     return PW_OK;
 }
 
-extern "C" pw_status pw_cuda_download(pw_renderer *r)
+extern "C" pw_status pw_cuda_download(pw_render_job *r)
 {
     cuda_state *c = (cuda_state *)r->cuda;
     size_t npix = (size_t)r->params.width * r->params.height;
@@ -609,7 +609,7 @@ extern "C" pw_status pw_cuda_download(pw_renderer *r)
     return PW_OK;
 }
 
-extern "C" void pw_cuda_destroy(pw_renderer *r)
+extern "C" void pw_cuda_destroy(pw_render_job *r)
 {
     cuda_state *c = (cuda_state *)r->cuda;
     if (!c)
@@ -627,3 +627,6 @@ extern "C" void pw_cuda_destroy(pw_renderer *r)
     free(c);
     r->cuda = NULL;
 }
+
+const pw_backend_ops pw_cuda_mega_ops = {pw_cuda_create, pw_cuda_render, pw_cuda_download, pw_cuda_destroy, 0};
+const pw_backend_ops pw_cuda_wave_ops = {pw_cuda_create, pw_cuda_wave_render, pw_cuda_download, pw_cuda_destroy, 0};

@@ -2,6 +2,7 @@
 #ifndef PW_CUDA_STATE_H
 #define PW_CUDA_STATE_H
 
+#include "backend/backend.h"
 #include "backend/cuda/cuda_scene.h"
 
 #define PW_CUDA_FLAT_MAX 16
@@ -69,10 +70,17 @@ __device__ static inline void pw_cuda_spheres_to_shared(pw_scene_view *view)
     view->group_prims = prims;
 }
 
+/* The CUDA backends' operations (pw_cuda_mega_ops, pw_cuda_wave_ops):
+ * both share create, download and destroy, and differ in render. */
+extern "C" pw_status pw_cuda_create(pw_render_job *r);
+extern "C" pw_status pw_cuda_render(pw_render_job *r, int spp);
+extern "C" pw_status pw_cuda_wave_render(pw_render_job *r, int spp);
+extern "C" pw_status pw_cuda_download(pw_render_job *r);
+extern "C" void pw_cuda_destroy(pw_render_job *r);
 void pw_cuda_wave_free(cuda_state *c);
 /* Ends a frame queued on stream: waits for it, adds its event time to the
  * statistics and reads two 64-bit ray counters from the device. */
-pw_status pw_cuda_finish_frame(pw_renderer *r, cuda_state *c, cudaStream_t stream,
+pw_status pw_cuda_finish_frame(pw_render_job *r, cuda_state *c, cudaStream_t stream,
                                const unsigned long long *d_counters, unsigned long long counters[2]);
 
 #endif

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/renderer.h"
+#include "backend/backend.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
 #include "integrator/wavefront_layout.h"
@@ -544,7 +544,7 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
  * and the toy light sampling or none, shade and the tail with the light
  * mode compiled in; else shade and the tail for the basic materials or for
  * every kind. */
-static void pick_wave_kernels(const pw_renderer *r, cuda_wave *cw)
+static void pick_wave_kernels(const pw_render_job *r, cuda_wave *cw)
 {
     int basic = r->params.kinds == PW_KINDS_BASIC, spheres = r->view.n_tris == 0;
     uint32_t mode = r->params.light_mode;
@@ -580,7 +580,7 @@ static pw_status resident_grid(const void *fn, int block, size_t smem, int sms, 
  * 4% before shading put its shadow rays straight into the paths' records),
  * toy-small -23% and rtiow -5%, whose Lambert, metal and glass take a few
  * instructions each. */
-static int shade_sorted(const pw_renderer *r)
+static int shade_sorted(const pw_render_job *r)
 {
     if (r->params.kinds != PW_KINDS_ALL)
         return 0;
@@ -601,7 +601,7 @@ static int shade_sorted(const pw_renderer *r)
  * kernels), where half of cap (the paths in flight) would not hold a
  * split path's children or would be under 1,024, and with
  * PATHWAVE_WAVE_SLOTS=1 (for comparisons). */
-static int wave_slots(const pw_renderer *r, uint32_t cap)
+static int wave_slots(const pw_render_job *r, uint32_t cap)
 {
     if (r->tuning.wave_slots == 1 || r->settings.stage_stats || cap / 2u < r->params.split || cap < 2048u)
         return 1;
@@ -619,7 +619,7 @@ static int wave_slots(const pw_renderer *r, uint32_t cap)
  * measured with microfacet materials or with more than 60K triangles. So:
  * the basic material kinds and at most 4,096 triangles.
  * PATHWAVE_WAVE_HALVE=0 or 1 decides instead, for comparisons. */
-static int halve_frames(const pw_renderer *r)
+static int halve_frames(const pw_render_job *r)
 {
     if (r->tuning.wave_halve != PW_TUNING_AUTO)
         return r->tuning.wave_halve;
@@ -628,7 +628,7 @@ static int halve_frames(const pw_renderer *r)
 
 /* A slot's path state for cap paths, its shading lists where shade sorts,
  * its parameters and its stream. */
-static pw_status slot_setup(pw_renderer *r, wave_slot *s, uint32_t cap, uint32_t per, int sort)
+static pw_status slot_setup(pw_render_job *r, wave_slot *s, uint32_t cap, uint32_t per, int sort)
 {
     size_t bytes = pw_wave_bytes(cap, per);
     cudaError_t e = cudaMalloc(&s->mem, bytes);
@@ -650,7 +650,7 @@ static pw_status slot_setup(pw_renderer *r, wave_slot *s, uint32_t cap, uint32_t
     return PW_OK;
 }
 
-static pw_status wave_setup(pw_renderer *r, cuda_state *c)
+static pw_status wave_setup(pw_render_job *r, cuda_state *c)
 {
     cuda_wave *cw = (cuda_wave *)calloc(1, sizeof *cw);
     if (!cw)
@@ -755,7 +755,7 @@ static pw_status wave_setup(pw_renderer *r, cuda_state *c)
  * closes the bounce and the tail kernel's launch), event 5 after them
  * (and event 0 of bounce 0 before generate). The tail's time goes to the
  * bounce whose queue it takes, the next one. */
-static pw_status record_stage_times(pw_renderer *r, cuda_wave *cw, uint32_t bounces, uint32_t n)
+static pw_status record_stage_times(pw_render_job *r, cuda_wave *cw, uint32_t bounces, uint32_t n)
 {
     PW_CUDA_TRY(cudaEventSynchronize(EV(bounces - 1, PW_STAGE_COUNT)));
     float ms = 0.0f;
@@ -792,7 +792,7 @@ static cudaError_t launch_generate(wave_slot *s)
 /* One bounce's kernels on the slot's stream; with events, each stage is
  * marked (record_stage_times). In the graph, loop_handle is the WHILE
  * node's condition. */
-static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, wave_slot *s, int events, uint32_t b,
+static cudaError_t launch_bounce(pw_render_job *r, cuda_state *c, wave_slot *s, int events, uint32_t b,
                                  cudaGraphConditionalHandle loop_handle, int loop)
 {
     cuda_wave *cw = c->wave;
@@ -831,7 +831,7 @@ static cudaError_t launch_bounce(pw_renderer *r, cuda_state *c, wave_slot *s, in
 /* Adds the wave's paths to the image, after the wave before it has (the
  * two slots' waves may hold samples of the same pixels), so that a
  * pixel's samples are added in sample order, split renders' too. */
-static cudaError_t launch_gather(pw_renderer *r, cuda_state *c, wave_slot *s)
+static cudaError_t launch_gather(pw_render_job *r, cuda_state *c, wave_slot *s)
 {
     cuda_wave *cw = c->wave;
     cudaError_t e = cudaSuccess;
@@ -849,7 +849,7 @@ static cudaError_t launch_gather(pw_renderer *r, cuda_state *c, wave_slot *s)
  * without the graph (PATHWAVE_WAVE_GRAPH=0: compute-sanitizer's racecheck
  * does not run graphs with conditional nodes, and it measures the graph's
  * gain). */
-static cudaError_t launch_wave_unrolled(pw_renderer *r, cuda_state *c, wave_slot *s, int events)
+static cudaError_t launch_wave_unrolled(pw_render_job *r, cuda_state *c, wave_slot *s, int events)
 {
     cuda_wave *cw = c->wave;
     cudaError_t e;
@@ -863,11 +863,11 @@ static cudaError_t launch_wave_unrolled(pw_renderer *r, cuda_state *c, wave_slot
     return cudaSuccess;
 }
 
-typedef cudaError_t (*slot_launch_fn)(pw_renderer *, cuda_state *, wave_slot *);
+typedef cudaError_t (*slot_launch_fn)(pw_render_job *, cuda_state *, wave_slot *);
 
 /* Captures the slot's stream work into graph g after the node dep (none
  * when NULL); returns the last node added. */
-static cudaError_t capture_into(wave_slot *s, cudaGraph_t g, const cudaGraphNode_t *dep, pw_renderer *r,
+static cudaError_t capture_into(wave_slot *s, cudaGraph_t g, const cudaGraphNode_t *dep, pw_render_job *r,
                                 cuda_state *c, slot_launch_fn launch, cudaGraphNode_t *last)
 {
     cudaStream_t st = s->stream;
@@ -888,21 +888,21 @@ static cudaError_t capture_into(wave_slot *s, cudaGraph_t g, const cudaGraphNode
 
 /* What the graph runs before its loop: generate and bounce 0, whose
  * k_advance sets the loop's condition (k_extend_camera runs there only). */
-static cudaError_t launch_first_bounce(pw_renderer *r, cuda_state *c, wave_slot *s)
+static cudaError_t launch_first_bounce(pw_render_job *r, cuda_state *c, wave_slot *s)
 {
     cudaError_t e = launch_generate(s);
     return e != cudaSuccess ? e : launch_bounce(r, c, s, 0, 0, s->loop_handle, 1);
 }
 
 /* The loop's body: any bounce after the first. */
-static cudaError_t launch_next_bounce(pw_renderer *r, cuda_state *c, wave_slot *s)
+static cudaError_t launch_next_bounce(pw_render_job *r, cuda_state *c, wave_slot *s)
 {
     return launch_bounce(r, c, s, 0, 1, s->loop_handle, 1);
 }
 
 /* Builds the slot's graph: generate -> bounce 0 -> WHILE (one bounce).
  * Gather stays outside it, to wait for the other slot's gather. */
-static pw_status build_graph(pw_renderer *r, cuda_state *c, wave_slot *s)
+static pw_status build_graph(pw_render_job *r, cuda_state *c, wave_slot *s)
 {
     cudaGraph_t g = NULL;
     cudaGraphNode_t first = NULL, loop = NULL;
@@ -928,7 +928,7 @@ static pw_status build_graph(pw_renderer *r, cuda_state *c, wave_slot *s)
 }
 #undef STEP
 
-static pw_status run_wave(pw_renderer *r, cuda_state *c, wave_slot *s, uint32_t first, uint32_t pixels,
+static pw_status run_wave(pw_render_job *r, cuda_state *c, wave_slot *s, uint32_t first, uint32_t pixels,
                           uint32_t sample, uint32_t samples)
 {
     cuda_wave *cw = c->wave;
@@ -976,7 +976,7 @@ static pw_status join_slots(cuda_wave *cw)
  * in tiles (pw_wf_tiled). Ctrl-C is honoured between waves of whole
  * samples, so every pixel keeps the same sample count (the device keeps
  * one count for all). */
-static pw_status run_waves(pw_renderer *r, cuda_state *c, int spp)
+static pw_status run_waves(pw_render_job *r, cuda_state *c, int spp)
 {
     cuda_wave *cw = c->wave;
     uint32_t npix = r->params.width * r->params.height;
@@ -1010,7 +1010,7 @@ static pw_status run_waves(pw_renderer *r, cuda_state *c, int spp)
     return PW_OK;
 }
 
-extern "C" pw_status pw_cuda_wave_render(pw_renderer *r, int spp)
+extern "C" pw_status pw_cuda_wave_render(pw_render_job *r, int spp)
 {
     cuda_state *c = (cuda_state *)r->cuda;
     if (!c->wave) {
