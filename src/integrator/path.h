@@ -10,6 +10,7 @@
 #include "shade/environment.h"
 #include "shade/light_sample.h"
 #include "shade/texture.h"
+#include "integrator/render_params.h"
 #include "integrator/wave_queue.h"
 
 /* Path flags. */

@@ -2,6 +2,7 @@
 #ifndef PW_CUDA_STATE_H
 #define PW_CUDA_STATE_H
 
+#include "accel/sphere_groups.h"
 #include "backend/cuda/cuda_scene.h"
 
 #define PW_CUDA_FLAT_MAX 16
