@@ -181,7 +181,8 @@ static void check_closest(const accel *a, pw_ray r, float tmin, float tmax, int 
 static pw_vec3 prim_centre(const pw_scene *s, uint32_t p)
 {
     float lo[3], hi[3];
-    pw_prim_bounds(s, p, lo, hi);
+    pw_prims prims = pw_scene_prims(s);
+    pw_prim_bounds(&prims, p, lo, hi);
     return v3(0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2]));
 }
 
@@ -290,7 +291,8 @@ static int check_node(const pw_scene *s, uint32_t ni, int depth, float lo[3], fl
             assert_int_equal(seen_ref[i], 0);
             seen_ref[i] = 1;
             float plo[3], phi[3];
-            pw_prim_bounds(s, b->prim_ref[i], plo, phi);
+            pw_prims prims = pw_scene_prims(s);
+            pw_prim_bounds(&prims, b->prim_ref[i], plo, phi);
             for (int k = 0; k < 3; k++) {
                 lo[k] = fminf(lo[k], plo[k]);
                 hi[k] = fmaxf(hi[k], phi[k]);

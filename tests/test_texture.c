@@ -9,8 +9,8 @@
 
 #include <stb_image_write.h>
 
-#include "geom/surface.h"
 #include "shade/environment.h"
+#include "shade/surface.h"
 #include "shade/texture.h"
 
 /* Linear values of 8-bit sRGB codes, from the sRGB transfer function. */

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "accel/bvh4.h"
+#include "accel/bvh_build.h"
 #include "core/error.h"
-#include "scene/scene.h"
 
 typedef struct collapse_ctx {
     const pw_bvh_node *bin;

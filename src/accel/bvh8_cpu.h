@@ -8,7 +8,7 @@
 #define PW_BVH8_CPU_H
 
 #include "geom/ray.h"
-#include "scene/scene_view.h"
+#include "shade/scene_view.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,8 +16,8 @@
 #include <xmmintrin.h>
 #endif
 
+#include "accel/bvh_build.h"
 #include "core/error.h"
-#include "scene/scene.h"
 
 #define BINS 32
 #define MAX_LEAF 4
@@ -442,11 +442,11 @@ static double now_ms(void)
 }
 
 /* The primitives' geometry in leaf order (pw_leaf_prim). */
-static pw_status fill_leaf_prims(const pw_scene *s, pw_bvh *b)
+static pw_status fill_leaf_prims(const pw_prims *s, const char *name, pw_bvh *b)
 {
     b->leaf_prims = calloc(b->n_refs ? b->n_refs : 1, sizeof *b->leaf_prims);
     if (!b->leaf_prims)
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory building the BVH over %u primitives", s->name,
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory building the BVH over %u primitives", name,
                        b->n_refs);
     for (uint32_t i = 0; i < b->n_refs; i++) {
         pw_leaf_prim *l = &b->leaf_prims[i];
@@ -466,7 +466,7 @@ static pw_status fill_leaf_prims(const pw_scene *s, pw_bvh *b)
     return PW_OK;
 }
 
-pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
+pw_status pw_bvh_build(const pw_prims *s, const char *name, int threads, pw_bvh *out)
 {
     double t0 = now_ms();
     memset(out, 0, sizeof *out);
@@ -483,7 +483,7 @@ pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
         free(c.nodes);
         free(out->nodes);
         out->nodes = NULL;
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory building the BVH over %u primitives", s->name, n);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory building the BVH over %u primitives", name, n);
     }
     for (uint32_t p = 0; p < n; p++) {
         box *b = &c.items[p].b;
@@ -519,9 +519,9 @@ pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out)
     out->n_refs = n;
     free(c.items);
     free(c.nodes);
-    pw_status st = fill_leaf_prims(s, out);
+    pw_status st = fill_leaf_prims(s, name, out);
     if (st == PW_OK)
-        st = pw_bvh4_build(s->name, out->nodes, out->n_nodes, out->n_refs, &out->nodes4, &out->n_nodes4);
+        st = pw_bvh4_build(name, out->nodes, out->n_nodes, out->n_refs, &out->nodes4, &out->n_nodes4);
     if (st != PW_OK) {
         pw_bvh_free(out);
         return st;

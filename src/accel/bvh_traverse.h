@@ -2,8 +2,9 @@
 #ifndef PW_BVH_TRAVERSE_H
 #define PW_BVH_TRAVERSE_H
 
+#include "accel/bvh_node.h"
 #include "geom/intersect.h"
-#include "scene/scene_view.h"
+#include "shade/scene_view.h"
 
 #define PW_BVH_STACK 64
 

@@ -52,7 +52,7 @@
 #define PW_SPHERE_DIRMAP_H
 
 #include "geom/intersect.h"
-#include "scene/scene_view.h"
+#include "shade/scene_view.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,6 +68,18 @@ extern "C" {
 #define PW_NO_DIRMAP 0xffffffffu
 #define PW_DIRMAP_CELLS 0xfffffffeu /* pw_scene_view.dirmap_origin: the sphere's map is its cell's */
 #define PW_DIRMAP_MAX_CELLS 1024u
+
+/* 32 bytes: the ball a direction map bounds, and for a sphere light's or
+ * an origin map the sphere itself, which its masks leave out. */
+typedef struct pw_dirmap {
+    pw_vec3 c;
+    float rho;         /* its radius */
+    float own_r;       /* the light's (or the origin map's sphere's) radius; 0: the camera's map */
+    uint32_t own_slot; /* the light's (sphere's) group slot (0 in the camera's map, never used) */
+    uint32_t outward;  /* an origin map of a sphere's ball: 1, and the next map is for rays that leave the sphere */
+    uint32_t pad;
+} pw_dirmap;
+PW_SIZE_CHECK(pw_dirmap, 32);
 
 /* Where a closest-hit ray starts (pw_trace_from): on sphere origin (a
  * sphere id below PW_ORIGIN_LENS), on the camera's lens, or unknown. Eight

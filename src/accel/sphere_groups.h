@@ -9,7 +9,7 @@
 
 #include "accel/sphere_dirmap.h"
 #include "geom/intersect.h"
-#include "scene/scene_view.h"
+#include "shade/scene_view.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,6 +17,15 @@ extern "C" {
 
 #define PW_GROUPS_MAX 32           /* runs (a bit mask of them per ray) */
 #define PW_GROUPS_MAX_SPHERES 64   /* scenes up to this many spheres */
+
+/* 32 bytes: a run of spheres and its box. */
+typedef struct pw_sphere_group {
+    float lo[3];
+    uint32_t first; /* into group_spheres */
+    float hi[3];
+    uint32_t count;
+} pw_sphere_group;
+PW_SIZE_CHECK(pw_sphere_group, 32);
 
 /* Cuts the spheres of s (at most PW_GROUPS_MAX_SPHERES, no triangles), in
  * the binary BVH's leaf order, which keeps neighbours together, into at

@@ -417,22 +417,11 @@ void pw_scene_free(pw_scene *s)
     free(s);
 }
 
-void pw_prim_bounds(const pw_scene *s, uint32_t prim, float bmin[3], float bmax[3])
+pw_prims pw_scene_prims(const pw_scene *s)
 {
-    if (prim < s->n_spheres) {
-        pw_sphere sp = s->spheres[prim];
-        bmin[0] = sp.c.x - sp.r, bmin[1] = sp.c.y - sp.r, bmin[2] = sp.c.z - sp.r;
-        bmax[0] = sp.c.x + sp.r, bmax[1] = sp.c.y + sp.r, bmax[2] = sp.c.z + sp.r;
-        return;
-    }
-    const uint32_t *ix = s->tri_idx + 3 * (prim - s->n_spheres);
-    pw_vec3 lo = s->pos[ix[0]], hi = lo;
-    for (int k = 1; k < 3; k++) {
-        lo = v3_min(lo, s->pos[ix[k]]);
-        hi = v3_max(hi, s->pos[ix[k]]);
-    }
-    bmin[0] = lo.x, bmin[1] = lo.y, bmin[2] = lo.z;
-    bmax[0] = hi.x, bmax[1] = hi.y, bmax[2] = hi.z;
+    pw_prims p = {.spheres = s->spheres, .n_spheres = s->n_spheres, .pos = s->pos, .tri_idx = s->tri_idx,
+                  .n_tris = s->n_tris};
+    return p;
 }
 
 /* Writes what is wrong with a material's numbers into why (field and
@@ -528,9 +517,13 @@ pw_status pw_scene_prepare(pw_scene *s, int threads)
         return st;
     pw_bvh_free(&s->bvh);
     pw_light_table_free(&s->lights);
-    if ((st = pw_bvh_build(s, threads, &s->bvh)) != PW_OK)
+    pw_prims prims = pw_scene_prims(s);
+    if ((st = pw_bvh_build(&prims, s->name, threads, &s->bvh)) != PW_OK)
         return st;
-    if ((st = pw_light_table_build(s, &s->lights)) != PW_OK)
+    pw_light_sources src = {.prims = prims, .mats = s->mats, .sphere_mat = s->sphere_mat, .tri_mat = s->tri_mat,
+                            .delta_lights = s->delta_lights, .delta_cones = s->delta_cones,
+                            .delta_type = s->delta_type, .n_delta_lights = s->n_delta_lights};
+    if ((st = pw_light_table_build(&src, s->name, &s->lights)) != PW_OK)
         return st;
     s->prepared = 1;
     return PW_OK;

@@ -4,7 +4,9 @@
 #define PW_SCENE_H
 
 #include "pathwave.h"
-#include "scene/scene_view.h"
+#include "accel/bvh_build.h"
+#include "shade/light_build.h"
+#include "shade/scene_view.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,22 +20,6 @@ typedef struct pw_camera_desc {
     int fov_short_axis; /* vfov_deg is the field of view of the shorter image axis (pbrt's fov) */
     int mirror_x;       /* image x runs along -(up x back): pbrt cameras whose transform keeps handedness */
 } pw_camera_desc;
-
-typedef struct pw_light_table {
-    pw_light *lights;
-    float *pmf, *alias_prob;
-    uint32_t *alias_idx, *prim_light;
-    uint32_t count;
-} pw_light_table;
-
-typedef struct pw_bvh {
-    pw_bvh_node *nodes;
-    uint32_t *prim_ref;
-    pw_leaf_prim *leaf_prims; /* n_refs of them, in prim_ref's order */
-    pw_bvh4_node *nodes4;     /* the same tree collapsed 4-wide (accel/bvh4_build.c) */
-    uint32_t n_nodes, n_refs, n_nodes4;
-    double build_ms;
-} pw_bvh;
 
 struct pw_scene {
     char name[256];
@@ -160,8 +146,8 @@ enum pw_map {
     PW_MAP_METALLIC_ROUGHNESS = 1, /* linear; blue scales metallic, green perceptual roughness */
     PW_MAP_EMISSION = 2,           /* multiplies emission */
 };
-/* maps: gives m texture tex in the slot map (scene_view.h says where it
- * is kept). Returns 0, leaving m as it was, for a conductor (which uses
+/* maps: gives m texture tex in the slot map (shade/material.h says where
+ * it is kept). Returns 0, leaving m as it was, for a conductor (which uses
  * those fields) or an index out of range. */
 int pw_material_set_map(pw_material *m, enum pw_map map, uint32_t tex);
 
@@ -179,16 +165,8 @@ void pw_camera_set_raster(pw_camera *c, uint32_t width, uint32_t height);
  * width x height pixels (the aspect ratio and the raster). */
 pw_scene_view pw_scene_host_view(const pw_scene *s, uint32_t width, uint32_t height);
 
-/* Builders (accel/bvh_build.c, shade/light_build.c). */
-pw_status pw_bvh_build(const pw_scene *s, int threads, pw_bvh *out);
-void pw_bvh_free(pw_bvh *b);
-pw_status pw_bvh4_build(const char *name, const pw_bvh_node *nodes, uint32_t n_nodes, uint32_t n_refs,
-                        pw_bvh4_node **out, uint32_t *n_out);
-pw_status pw_light_table_build(const pw_scene *s, pw_light_table *out);
-void pw_light_table_free(pw_light_table *t);
-
-/* Bounds of primitive id (spheres first, then triangles). */
-void pw_prim_bounds(const pw_scene *s, uint32_t prim, float bmin[3], float bmax[3]);
+/* The scene's primitives, as the builders and pw_prim_bounds take them. */
+pw_prims pw_scene_prims(const pw_scene *s);
 
 #ifdef __cplusplus
 }

@@ -8,8 +8,8 @@
 
 #include "core/rng.h"
 #include "core/sampling.h"
-#include "geom/surface.h"
 #include "shade/ggx.h"
+#include "shade/surface.h"
 
 /* Below this GGX alpha a conductor is treated as a perfect mirror and a
  * rough dielectric as a smooth one. */

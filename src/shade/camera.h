@@ -1,10 +1,23 @@
-/* Camera ray generation (thin lens; a zero lens radius is a pinhole). */
+/* The camera and its rays (thin lens; a zero lens radius is a pinhole). */
 #ifndef PW_CAMERA_H
 #define PW_CAMERA_H
 
 #include "core/sampling.h"
 #include "geom/ray.h"
-#include "scene/scene_view.h"
+
+/* Pinhole or thin-lens camera; the image plane sits at the focus distance.
+ * The raster fields (pw_camera_set_raster) place a render's pixels on that
+ * plane: raster point (x, y), pixel (0, 0)'s top-left corner at (0, 0), is
+ * corner + x pixel_dx + y pixel_dy, and the lens's axes come scaled by its
+ * radius, so that a camera ray is a few fused multiply-adds (toy-small's
+ * path start fell from 122 GPU instructions to 113 and its megakernel ran
+ * 2% faster; docs/PERFORMANCE.md). */
+typedef struct pw_camera {
+    pw_vec3 origin, lower_left, horizontal, vertical;
+    pw_vec3 u, v, w;
+    float lens_radius;
+    pw_vec3 corner, pixel_dx, pixel_dy, lens_u, lens_v;
+} pw_camera;
 
 /* The ray through raster point (x, y), in the units of the camera's
  * raster (pw_camera_set_raster: pixels, pixel (px, py) spanning px .. px

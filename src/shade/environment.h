@@ -4,7 +4,28 @@
 #define PW_ENVIRONMENT_H
 
 #include "core/sampling.h"
-#include "scene/scene_view.h"
+
+enum pw_env_type { PW_ENV_CONSTANT = 0, PW_ENV_GRADIENT = 1, PW_ENV_MAP = 2 };
+
+/* Radiance arriving from directions that hit nothing. GRADIENT is the toy
+ * scene's sky: lerp(bottom, top, 0.5 (dir.y + 1)) * scale. MAP is an
+ * equirectangular image (row 0 looks up, +y), importance-sampled through a
+ * 2D piecewise-constant distribution of luminance times sin(theta). */
+typedef struct pw_env {
+    uint32_t type;
+    pw_vec3 bottom, top;
+    float scale;
+    /* CONSTANT and GRADIENT, set when the view is made (scene.c,
+     * pw_scene_host_view; zero in a pw_scene's own env): the radiance is
+     * sky_mid + sky_slope d.y (the gradient's lerp from bottom at d.y = -1
+     * to top at 1, times scale, folded: 3 fused multiply-adds a miss). */
+    pw_vec3 sky_mid, sky_slope;
+    const float *map;      /* MAP: 3 floats per pixel, w x h */
+    const float *marginal; /* MAP: h + 1 cumulative row weights, 0 .. 1 */
+    const float *cond;     /* MAP: h rows of w + 1 cumulative weights, 0 .. 1 */
+    uint32_t w, h;
+    float total;           /* MAP: sum of the cell weights */
+} pw_env;
 
 /* Direction to equirectangular (u, v) in [0,1)^2: u follows the azimuth
  * about +y, v runs from +y (0) to -y (1). */

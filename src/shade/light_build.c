@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "scene/scene.h"
+#include "shade/light_build.h"
 
 /* Luminance, or the mean of the channels for colours without luminance. */
 static float power_weight(pw_vec3 c)
@@ -16,32 +16,32 @@ static float power_weight(pw_vec3 c)
     return l > 0.0f ? l : (c.x + c.y + c.z) / 3.0f;
 }
 
-static float prim_power(const pw_scene *s, uint32_t prim, const pw_material *m)
+static float prim_power(const pw_light_sources *s, uint32_t prim, const pw_material *m)
 {
     float le = power_weight(m->emission);
-    if (prim < s->n_spheres) {
-        float r = s->spheres[prim].r;
+    if (prim < s->prims.n_spheres) {
+        float r = s->prims.spheres[prim].r;
         return le * PW_PI * 4.0f * PW_PI * r * r;
     }
-    const uint32_t *ix = s->tri_idx + 3 * (prim - s->n_spheres);
-    pw_vec3 p0 = s->pos[ix[0]];
-    float area = 0.5f * v3_len(v3_cross(v3_sub(s->pos[ix[1]], p0), v3_sub(s->pos[ix[2]], p0)));
+    const uint32_t *ix = s->prims.tri_idx + 3 * (prim - s->prims.n_spheres);
+    pw_vec3 p0 = s->prims.pos[ix[0]];
+    float area = 0.5f * v3_len(v3_cross(v3_sub(s->prims.pos[ix[1]], p0), v3_sub(s->prims.pos[ix[2]], p0)));
     return le * PW_PI * area * ((m->flags & PW_MATF_TWO_SIDED) ? 2.0f : 1.0f);
 }
 
-static const pw_material *prim_material(const pw_scene *s, uint32_t prim)
+static const pw_material *prim_material(const pw_light_sources *s, uint32_t prim)
 {
-    return &s->mats[prim < s->n_spheres ? s->sphere_mat[prim] : s->tri_mat[prim - s->n_spheres]];
+    return &s->mats[prim < s->prims.n_spheres ? s->sphere_mat[prim] : s->tri_mat[prim - s->prims.n_spheres]];
 }
 
 /* lights: radius of a sphere around all geometry, for the power a distant
  * light sends into the scene. */
-static float scene_radius(const pw_scene *s)
+static float scene_radius(const pw_light_sources *s)
 {
     pw_vec3 lo = v3s(PW_INF), hi = v3s(-PW_INF);
-    for (uint32_t p = 0; p < s->n_spheres + s->n_tris; p++) {
+    for (uint32_t p = 0; p < s->prims.n_spheres + s->prims.n_tris; p++) {
         float bmin[3], bmax[3];
-        pw_prim_bounds(s, p, bmin, bmax);
+        pw_prim_bounds(&s->prims, p, bmin, bmax);
         lo = v3_min(lo, v3(bmin[0], bmin[1], bmin[2]));
         hi = v3_max(hi, v3(bmax[0], bmax[1], bmax[2]));
     }
@@ -53,7 +53,7 @@ static float scene_radius(const pw_scene *s)
  * Phi: 2 pi I (1 - (cos_start + cos_end) / 2), the full cone plus half the
  * falloff's band) or of a distant light over the disc the scene's bounding
  * sphere casts (pi r^2 E), as pbrt estimates them. */
-static float delta_power(const pw_scene *s, uint32_t i, float radius)
+static float delta_power(const pw_light_sources *s, uint32_t i, float radius)
 {
     float w = power_weight(s->delta_lights[i].L);
     const pw_spot_cone *c = &s->delta_cones[i];
@@ -97,10 +97,10 @@ static void build_alias(const float *pmf, uint32_t n, float *prob, uint32_t *ali
         scaled[small[--ns]] = 1.0f; /* only rounding leaves these */
 }
 
-pw_status pw_light_table_build(const pw_scene *s, pw_light_table *t)
+pw_status pw_light_table_build(const pw_light_sources *s, const char *name, pw_light_table *t)
 {
     memset(t, 0, sizeof *t);
-    uint32_t n_prims = s->n_spheres + s->n_tris, n = 0;
+    uint32_t n_prims = s->prims.n_spheres + s->prims.n_tris, n = 0;
     for (uint32_t p = 0; p < n_prims; p++)
         if (pw_material_is_light(prim_material(s, p)))
             n++;
@@ -108,7 +108,7 @@ pw_status pw_light_table_build(const pw_scene *s, pw_light_table *t)
         n += !v3_is_zero(s->delta_lights[i].L);
     t->prim_light = malloc((size_t)n_prims * sizeof *t->prim_light);
     if (!t->prim_light)
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the light table", s->name);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the light table", name);
     memset(t->prim_light, 0xff, (size_t)n_prims * sizeof *t->prim_light);
     if (n == 0)
         return PW_OK;
@@ -120,14 +120,14 @@ pw_status pw_light_table_build(const pw_scene *s, pw_light_table *t)
     if (!t->lights || !t->pmf || !t->alias_prob || !t->alias_idx || !work) {
         free(work);
         pw_light_table_free(t);
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the light table", s->name);
+        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the light table", name);
     }
     double total = 0.0;
     for (uint32_t p = 0; p < n_prims; p++) {
         const pw_material *m = prim_material(s, p);
         if (!pw_material_is_light(m))
             continue;
-        t->lights[t->count].type = p < s->n_spheres ? PW_LIGHT_SPHERE : PW_LIGHT_TRIANGLE;
+        t->lights[t->count].type = p < s->prims.n_spheres ? PW_LIGHT_SPHERE : PW_LIGHT_TRIANGLE;
         t->lights[t->count].prim = p;
         t->pmf[t->count] = prim_power(s, p, m);
         total += t->pmf[t->count];

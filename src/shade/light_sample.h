@@ -7,7 +7,7 @@
 #include "core/sampling.h"
 #include "geom/intersect.h"
 #include "shade/environment.h"
-#include "scene/scene_view.h"
+#include "shade/scene_view.h"
 
 typedef struct pw_light_sample {
     pw_vec3 wi;  /* unit direction from the shading point to the light */

@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "geom/surface.h"
-#include "scene/scene_view.h"
+#include "shade/scene_view.h"
+#include "shade/surface.h"
 
 /* A coordinate folded into one period of its wrap mode: [0, 1) for repeat,
  * [0, 2) for mirror, [-1, 2] for clamp, so that the texel indices derived

@@ -3,6 +3,7 @@
 #define PW_CUDA_STATE_H
 
 #include "backend/backend.h"
+#include "accel/sphere_groups.h"
 #include "backend/cuda/cuda_scene.h"
 
 #define PW_CUDA_FLAT_MAX 16

@@ -3,7 +3,7 @@
 #define PW_SURFACE_H
 
 #include "geom/ray.h"
-#include "scene/scene_view.h"
+#include "shade/scene_view.h"
 
 typedef struct pw_surface {
     pw_vec3 p;     /* hit point */
