@@ -9,6 +9,7 @@
 #include "pathwave.h"
 #include "accel/bvh8_cpu.h"
 #include "core/tuning.h"
+#include "integrator/render_params.h"
 #include "scene/scene.h"
 
 #ifdef __cplusplus

@@ -10,6 +10,7 @@
 
 #include "accel/trace.h"
 #include "core/rng.h"
+#include "integrator/render_params.h"
 
 /* Path flags. */
 #define PW_PATH_SPECULAR 1u        /* last vertex was the camera or a specular lobe: emission gets full weight */
