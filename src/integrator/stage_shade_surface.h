@@ -173,7 +173,9 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     p->prev_pdf = bs.pdf;
     /* The origin only serves the sphere groups' maps, which the kernels
      * for basic materials trace: the others leave it unknown (working it
-     * out cost the megakernel for every material 2.5% on the Veach scene). */
+     * out made the megakernel for every material slower on the Veach
+     * scene; docs/PERFORMANCE.md). */
+
     uint32_t origin = kinds == PW_KINDS_BASIC ? pw_origin_of_prim(s, h->prim) : PW_ORIGIN_UNKNOWN;
     p->flags = (bs.specular ? PW_PATH_SPECULAR : 0u) | (m->type != PW_MAT_LAMBERT ? PW_PATH_COUNT_EMISSION : 0u) |
                origin << PW_PATH_ORIGIN_SHIFT;

@@ -21,8 +21,8 @@
 
 /* Which materials a caller may meet. A megakernel built for scenes without
  * microfacet materials passes PW_KINDS_BASIC as a literal, so the compiler
- * drops their code and the registers it would take (measured: about 9% on
- * the toy scene). */
+ * drops their code and the registers it would take (measured faster on
+ * the toy scene; docs/PERFORMANCE.md). */
 #define PW_KINDS_BASIC 0u /* Lambert, toy metal, smooth dielectric */
 #define PW_KINDS_ALL 1u   /* and the microfacet ones: GGX conductor, rough dielectric, metallic-roughness */
 
@@ -76,10 +76,11 @@ PW_HD float pw_div_maybe_approx(float a, float b, int approx) { return approx ? 
  * n_incident / n_transmitted. Returns 1 on total internal reflection.
  * approx (a literal): the GPU's approximate square root and divisions
  * (exact on the host), which the smooth dielectric takes: the IEEE
- * sequences, with their slow paths, made its branch some 100 instructions
- * (5% of toy-small's, at 5 lanes). The microfacet dielectric keeps IEEE:
- * with the approximations the Veach scene's megakernel, which holds that
- * code without running it, ran 1% slower (2,841 against 2,870 Mray/s). */
+ * sequences, with their slow paths, made its branch long (a noticeable
+ * share of toy-small's instructions, run by few lanes). The microfacet
+ * dielectric keeps IEEE: with the approximations the Veach scene's
+ * megakernel, which holds that code without running it, ran a little
+ * slower (docs/PERFORMANCE.md). */
 PW_HD float pw_fresnel_dielectric_ex(float cos_i, float eta, float *cos_t_out, int approx)
 {
     float sin2_t = eta * eta * pw_maxf(0.0f, 1.0f - cos_i * cos_i);
@@ -383,7 +384,8 @@ PW_HD int pw_bsdf_sample_kinds(const pw_material *m, const pw_surface *sf, pw_ve
                                pw_bsdf_sample *out, uint32_t kinds)
 {
     /* Two numbers of 24 bits: one pw_rng_next2 for both made toy-small
-     * 0.7% faster but the bunny's megakernel 3% slower (docs/PERFORMANCE.md). */
+     * a little faster but the bunny's megakernel slower (docs/PERFORMANCE.md). */
+
     float u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
     /* One switch over the type, with the microfacet types unreachable for
      * PW_KINDS_BASIC: nvcc spills less this way than with a test before

@@ -9,9 +9,10 @@
  * The raster fields (pw_camera_set_raster) place a render's pixels on that
  * plane: raster point (x, y), pixel (0, 0)'s top-left corner at (0, 0), is
  * corner + x pixel_dx + y pixel_dy, and the lens's axes come scaled by its
- * radius, so that a camera ray is a few fused multiply-adds (toy-small's
- * path start fell from 122 GPU instructions to 113 and its megakernel ran
- * 2% faster; docs/PERFORMANCE.md). */
+ * radius, so that a camera ray is a few fused multiply-adds (fewer GPU
+ * instructions at a path's start, and toy-small's megakernel ran a little
+ * faster; docs/PERFORMANCE.md). */
+
 typedef struct pw_camera {
     pw_vec3 origin, lower_left, horizontal, vertical;
     pw_vec3 u, v, w;

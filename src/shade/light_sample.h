@@ -30,7 +30,8 @@ PW_HD uint32_t pw_light_pick(const pw_scene_view *s, float u)
  * point is inside it. Written as s2 / (1 + sqrt(1 - s2)), with s2 the
  * squared sine: 1 - sqrt(1 - s2) loses the digits of a small or distant
  * light to cancellation (0.4% at r / d = 0.005 in float, a percent with the
- * GPU's approximate root: a review in session 13), where every step here
+ * GPU's approximate root), where every step here
+
  * keeps its relative error, approximations on the GPU included. */
 PW_HD float pw_sphere_one_minus_cos(float r, float d2)
 {

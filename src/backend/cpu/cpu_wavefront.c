@@ -30,7 +30,7 @@ typedef struct stage_ctx {
 
 /* Camera paths are stored by generate (pw_wf_generate): making each
  * twice instead, at bounce 0's extend and shade, as the GPU's wavefront
- * does to save memory traffic, cost the CPU 9% on toy and 3% on the
+ * does to save memory traffic, made the CPU slower on toy and the
  * Cornell box (docs/PERFORMANCE.md). PATHWAVE_CPU_WAVE_CAMERA=0 makes them
  * where they are needed all the same, so that the tests check the GPU's
  * way through the CPU (test_wavefront). */
@@ -119,7 +119,8 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
  * (pw_wf_alloc_pair: two atomics an item on the CPU). Each of them moved a
  * cache line from core to core, and the threads' entries interleaved in
  * the queues, so that stores to one line came from both: two threads
- * shaded toy only 14% faster than one. So items are shaded in pieces of
+ * shaded toy little faster than one. So items are shaded in pieces of
+
  * CHUNK into outputs of the piece's own (shade_piece), which join the
  * wave's queues with one atomic a queue. Ray splitting shades straight
  * into the wave: a split item makes more entries than a piece holds. */

@@ -183,13 +183,14 @@ __device__ static uint32_t take32(uint32_t *taken)
         if (i >= (n)) {                                                                                            \
         } else
 
-/* Held to 64 registers (8 blocks of 128 an SM; 88 bytes of spills):
- * bunnies-mixed +2%, bunny +3% against 70 and 7 blocks. fetch: the warps
+/* Held to 64 registers (8 blocks of 128 an SM, at the cost of a few
+ * spills): faster on bunnies-mixed and the bunny than the uncapped kernel
+ * at 7 blocks (docs/PERFORMANCE.md). fetch: the warps
  * take their rays from the queue 32 at a time as they finish (wave_setup
  * says when), else a grid-stride loop deals them out. Camera rays, which
  * generate no longer stores, take k_extend_camera at bounce 0 (a kernel
- * of their own for stored camera rays, launched every bounce, had measured
- * 4% slower on bunnies-mixed; this one runs once, before the graph's loop:
+ * of their own for stored camera rays, launched every bounce, measured
+ * slower on bunnies-mixed; this one runs once, before the graph's loop:
  * docs/PERFORMANCE.md). */
 #define EXTEND_KERNEL(name, spheres, min_blocks)                                                                    \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
@@ -209,11 +210,10 @@ __device__ static uint32_t take32(uint32_t *taken)
     }
 /* Extend and connect for sphere-only scenes: a zero triangle count
  * compiled in leaves the triangles' tests out (pick_wave_kernels), and
- * the smaller kernels run 12 blocks of 128 an SM (40 registers; 256 and
- * 216 bytes of spills). H100, two rounds, wavefront Mray/s against the
- * general kernels at 8 blocks: toy 13,428 / 13,429 to 13,768 / 13,729,
- * toy-small +2.9%, rtiow +2.8%; at 8 blocks (64 registers, no spills)
- * +1.3-1.6%, at 10 +2-2.4%. */
+ * the smaller kernels run 12 blocks of 128 an SM (at 40 registers, which
+ * spills a little). Against the general kernels at 8 blocks they were
+ * faster on toy, toy-small and rtiow; the same kernels held to 8 blocks
+ * (no spills) or 10 gained less than at 12 (docs/PERFORMANCE.md). */
 #define SPHERES_EXTEND_BLOCKS 12
 EXTEND_KERNEL(k_extend, 0, 8)
 EXTEND_KERNEL(k_extend_spheres, 1, SPHERES_EXTEND_BLOCKS)
@@ -221,7 +221,7 @@ EXTEND_KERNEL(k_extend_spheres, 1, SPHERES_EXTEND_BLOCKS)
 /* Bounce 0's extend where generate stores no camera paths (k_generate):
  * each ray is made here. A kernel of its own, launched for bounce 0 only
  * (the graph runs that bounce before its loop), because the camera's code
- * in k_extend raised its spills from 88 to 380 bytes, which every later
+ * in k_extend raised its spills several-fold, which every later
  * bounce's walk would pay. Camera rays keep their order, so nothing is
  * filed by shading key (lists_at). */
 #define EXTEND_CAMERA_KERNEL(name, spheres, min_blocks)                                                             \
@@ -248,17 +248,16 @@ EXTEND_CAMERA_KERNEL(k_extend_camera_spheres, 1, SPHERES_EXTEND_BLOCKS)
  * mode and a zero triangle count become literals, so the other modes' and
  * the triangles' code compiles away, as in the megakernel's toy variants
  * (pick_wave_kernels). Smaller, they take more blocks an SM: shade at
- * least 6 of 128 threads (toy's 78 registers, no spills; toy-small's 60,
- * 8 blocks; the general basic kernel needs 96), the tail 8 (64
- * registers, 64 bytes of spills; the general one spills 416 bytes at
- * 80), and the tail's queue limit grows with its resident threads
- * (tail_max). Shade is bound by the latency of its loads
- * at these occupancies (Nsight Compute, toy: 35% of the DRAM's bandwidth,
- * 0.6 eligible warps a scheduler), so more warps pay. Measured against the
- * general kernels, H100, two rounds: toy +14%, rtiow +9%, toy-small +5%;
- * at the general kernels' bounds the variants gave toy +5%, rtiow +7%,
- * toy-small +5%, and with shade at 8 blocks as well, rtiow +10% but toy
- * +13% (docs/PERFORMANCE.md). Their shade takes its queue places
+ * least 6 of 128 threads (fewer registers than the general basic kernel,
+ * without spills), the tail 8 (64 registers, where the general one
+ * spills far more at 80), and the tail's queue limit grows with its
+ * resident threads (tail_max). Shade is bound by the latency of its loads
+ * at these occupancies (the profiler showed toy well short of the DRAM's
+ * bandwidth, with few eligible warps a scheduler), so more warps pay.
+ * Against the general kernels they were faster on toy, rtiow and
+ * toy-small; at the general kernels' bounds the variants gained less, and
+ * with shade at 8 blocks as well rtiow gained a little more but toy less
+ * (docs/PERFORMANCE.md). Their shade takes its queue places
  * blockwise and splits no rays: split renders take k_shade_basic (see
  * SHADE_KERNEL). LIGHT_ANY: the general kernels. */
 #define LIGHT_ANY (-1)
@@ -298,8 +297,8 @@ __device__ __forceinline__ static uint32_t sorted_item(const pw_wave *w, const u
  * queue of the paths the block's threads shaded (a: the path visits
  * connect, b: it goes on), with one atomic for the whole block, where
  * pw_wf_alloc_pair takes one a warp. Every warp's atomic goes to the same
- * address, and on toy the waits for them were a third of shade's stall
- * samples (Nsight Compute). Every thread of a block of WAVE_BLOCK threads
+ * address, and on toy the waits for them were a large share of shade's
+ * stalls (profiled). Every thread of a block of WAVE_BLOCK threads
  * must call it. The two counts ride in one 64-bit word, as in
  * pw_wf_alloc_pair (a call adds at most WAVE_BLOCK to the low one, which
  * stays below 2^32, so it never carries into the high one). */
@@ -365,20 +364,19 @@ __device__ __forceinline__ static uint32_t shade_blockwise(pw_wave *w, const pw_
 
 /* Shade and the tail are compiled for every material kind, for the basic
  * ones only (a literal `kinds`, as in the megakernel's variants), which
- * leaves the microfacet code out and needs 96 registers: +1-2% on the
- * Cornell box, Sponza, the bunny and rtiow, -1.3% on toy
- * (docs/PERFORMANCE.md); and for sphere scenes by light mode (above).
- * The general k_shade is held to 128 registers (4 blocks an SM; no
- * spills), where it would take 146: bunnies-mixed +2%. Capping it at
- * 64 or 80 spilled and measured 10-20% slower.
+ * leaves the microfacet code out and needs fewer registers: a little
+ * faster on the Cornell box, Sponza, the bunny and rtiow, a little slower
+ * on toy (docs/PERFORMANCE.md); and for sphere scenes by light mode
+ * (above). The general k_shade is held to 128 registers (4 blocks an SM;
+ * no spills), a little under what it would take: faster on bunnies-mixed.
+ * Capping it at 64 or 80 spilled and measured clearly slower.
  *   The sphere kernels shade blockwise (shade_blockwise) and are compiled
  * without ray splitting (a literal split of 1; pick_wave_kernels gives
- * split renders k_shade_basic). H100, wavefront Mray/s against a warp's
- * atomic, three rounds: toy 14,759 / 14,758 / 14,721 to 15,568 / 15,589
- * / 15,594 (+5.6%), toy-small +10%, rtiow +4.5%. The others keep the
- * warp's atomic (pw_wf_shade_one's pw_wf_alloc_pair): blockwise, the
- * Cornell box lost 2.5%, the bunny 2.5%, bunnies-mixed:6 1% and Sponza
- * 1%, whose shading takes fewer of a frame's atomics and whose warps,
+ * split renders k_shade_basic). Against a warp's atomic, blockwise was
+ * faster on toy, toy-small and rtiow (docs/PERFORMANCE.md). The others
+ * keep the warp's atomic (pw_wf_shade_one's pw_wf_alloc_pair): blockwise,
+ * the Cornell box, the bunny, bunnies-mixed:6 and Sponza lost speed,
+ * whose shading takes fewer of a frame's atomics and whose warps,
  * waiting at the block's barriers for its slowest, lost more than the
  * atomics cost. */
 #define SHADE_KERNEL(name, kinds, light_mode, spheres, min_blocks, blockwise)                                      \
@@ -452,8 +450,9 @@ __global__ void k_gather_split(pw_wave w, pw_render_params prm, const uint32_t *
  * lane takes the next path of the tail's queue (one atomic a lane) and
  * runs it one bounce a pass (pw_path_step); a lane whose path ends takes
  * the next, so a warp does not idle while its last lanes finish (with a
- * path a thread, the tail's warps ran 4.6 of 32 lanes on bunnies-mixed:6,
- * Nsight Compute). Every pass waits for all the warp's lanes, so they
+ * path a thread, the tail's warps ran few of their 32 lanes on
+ * bunnies-mixed:6, profiled). Every pass waits for all the warp's lanes,
+ * so they
  * trace together, as in pw_path_trace_pool. */
 __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, const pw_render_params *prm, uint32_t q,
                                    uint32_t n, uint32_t *taken, uint32_t *ext, uint32_t *shadow, uint32_t kinds)
@@ -478,12 +477,12 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
  * last bounce. Two variants, as for shade. The tail's paths are its
  * scene's longest, so fewer spills count for more than more warps: the
  * basic kernel is capped at 80 registers (6 blocks of 128 an SM), where
- * the megakernel takes 64 (against 64: bunnies-mixed +3%, bunny +2-4%,
- * cornell +1-2%, the others within 1%; against 64 with the lanes taking
- * paths as theirs end: cornell +3%, bunny +6%, Sponza +11%, but toy -3%);
- * the kernel for every kind at 128 (4 blocks; at 80 it spills 776
- * bytes): bunnies-mixed:6 +3.4%, Veach +2.6%, bunnies-mixed:16 -1.2%,
- * :64 -2.2% (docs/PERFORMANCE.md). */
+ * the megakernel takes 64 (against 64: faster on bunnies-mixed, the bunny
+ * and cornell, the others within the noise; against 64 with the lanes
+ * taking paths as theirs end: faster on cornell, the bunny and Sponza,
+ * but slower on toy); the kernel for every kind at 128 (4 blocks; at 80
+ * it spills heavily): faster on bunnies-mixed:6 and Veach, a little
+ * slower on bunnies-mixed:16 and :64 (docs/PERFORMANCE.md). */
 #define TAIL_KERNEL(name, kinds, light_mode, spheres, min_blocks)                                                  \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, unsigned long long *totals) \
@@ -575,11 +574,11 @@ static pw_status resident_grid(const void *fn, int block, size_t smem, int sms, 
 /* Whether shade takes its items in key order: when the scene's materials
  * are of more than one type and their shading differs enough in cost to
  * pay for the lists, that is, microfacet materials. Measured
- * (docs/PERFORMANCE.md): bunnies-mixed:16 +8%, bunnies-mixed:6 +8%,
- * bunnies-mixed:64 +7%, the Veach MIS scene +11%; but toy -3% (it gained
- * 4% before shading put its shadow rays straight into the paths' records),
- * toy-small -23% and rtiow -5%, whose Lambert, metal and glass take a few
- * instructions each. */
+ * (docs/PERFORMANCE.md): faster on bunnies-mixed (:6, :16, :64) and the
+ * Veach MIS scene; but slower on toy (it gained before shading put its
+ * shadow rays straight into the paths' records), and on toy-small (by
+ * far) and rtiow, whose Lambert, metal and glass take a few instructions
+ * each. */
 static int shade_sorted(const pw_render_job *r)
 {
     if (r->params.kinds != PW_KINDS_ALL)
@@ -593,9 +592,9 @@ static int shade_sorted(const pw_render_job *r)
 /* How many waves run at once. Two, each with half the path slots: a
  * wave's late bounces and its tail run a few long paths on a GPU that is
  * mostly idle, and the other slot's wave fills it. Frames of several
- * waves, measured on the H100 against one slot: toy-small +11%, rtiow
- * +10%; at 4 spp a frame at 1080p, the Cornell box +9%, Veach +4%, the
- * bunny +3%, Sponza and bunnies-mixed:6 within 1%, bunnies-mixed:16 -5%
+ * waves, measured against one slot: faster on toy-small and rtiow; at
+ * 4 spp a frame at 1080p, faster on the Cornell box, Veach and the bunny,
+ * Sponza and bunnies-mixed:6 within the noise, bunnies-mixed:16 slower
  * (docs/PERFORMANCE.md). One where the stage
  * statistics time each stage (their events would time both waves'
  * kernels), where half of cap (the paths in flight) would not hold a
@@ -609,13 +608,14 @@ static int wave_slots(const pw_render_job *r, uint32_t cap)
 }
 
 /* Whether a frame that one wave would hold runs as two half waves, one a
- * slot, that overlap. Measured on the H100 (docs/PERFORMANCE.md, frames
- * of one wave: toy's 4 spp, 1080p at 1 spp): toy +11%, the Cornell box
- * +7%; but bunnies-mixed:6 -10%, :16 -11%, :64 -11%, Veach -3%, the bunny
- * -3%, Sponza within the noise. A half wave costs a whole one's latency (its
+ * slot, that overlap. Measured (docs/PERFORMANCE.md, frames of one wave:
+ * toy's 4 spp, 1080p at 1 spp): faster on toy and the Cornell box; but
+ * slower on bunnies-mixed (:6, :16, :64), Veach and the bunny, Sponza
+ * within the noise. A half wave costs a whole one's latency (its
  * late bounces wait on their slowest walks, its tail on its longest
- * chain: two halves one after the other measured bunnies-mixed:6 -24%,
- * the bunny -28%), and the overlap did not win that back on any scene
+ * chain: two halves one after the other measured far slower on
+ * bunnies-mixed:6 and the bunny), and the overlap did not win that back
+ * on any scene
  * measured with microfacet materials or with more than 60K triangles. So:
  * the basic material kinds and at most 4,096 triangles.
  * PATHWAVE_WAVE_HALVE=0 or 1 decides instead, for comparisons. */
@@ -702,9 +702,9 @@ static pw_status wave_setup(pw_render_job *r, cuda_state *c)
      * grid-stride loop, which deals every warp the same share, waits on
      * the warps whose rays were dear; k_extend's (and k_connect's) warps
      * instead take the next 32 rays as soon as their last 32 are done (one
-     * atomic a warp), measured for extend:
-     * bunnies-mixed:16 +8%, cornell +2%, sponza +1%, bunny unchanged. Rays
-     * through spheres in shared memory cost alike (toy -1%: not used). */
+     * atomic a warp), measured for extend: faster on bunnies-mixed:16,
+     * a little on cornell and sponza, the bunny unchanged. Rays through
+     * spheres in shared memory cost alike (slower on toy: not used). */
     cw->fetch = r->view.n_tris > 0;
     pw_status st;
     if ((st = resident_grid((const void *)cw->extend, WAVE_BLOCK, smem, sms, &cw->g_extend)) != PW_OK ||
@@ -720,13 +720,12 @@ static pw_status wave_setup(pw_render_job *r, cuda_state *c)
      * slowest paths, so from there on paths are finished in one kernel,
      * each lane taking the queue's next path as its last one ends
      * (finish_tail). The tail takes queues of up to 5 paths for each of
-     * its resident threads (on an H100 506,880 for the basic kinds,
-     * 337,920 for every kind, 675,840 for the sphere scenes' tails at 8
-     * blocks an SM), measured against 1, 2, 3,
+     * its resident threads, measured against 1, 2, 3,
      * 7.5, 10 and 15 (docs/PERFORMANCE.md). Against the tail before (a
-     * path a thread, queues of up to 1 path a thread): bunnies-mixed:6
-     * +2%, :16 +4%, :64 +4%, the bunny +6%, Sponza +9%, toy +9%, rtiow
-     * +4%, toy-small +2%, the Cornell box +1%, Veach -1%. Larger tails
+     * path a thread, queues of up to 1 path a thread): faster on every
+     * scene but Veach (a little slower), most on Sponza, toy and the
+     * bunny. Larger tails
+
      * gained more on the sphere scenes and the Cornell box but lost on the
      * Veach scene and bunnies-mixed:64. PATHWAVE_WAVE_TAIL=N sets the
      * largest queue so finished (0: never), for comparisons. */
