@@ -7,6 +7,7 @@
 
 #include "pathwave.h"
 #include "api/renderer.h"
+#include "integrator/features.h"
 #include "integrator/wavefront.h"
 #include "integrator/wavefront_layout.h"
 
@@ -409,6 +410,41 @@ static void test_tuning_knobs(void **state)
     pw_scene_free(s);
 }
 
+/* The features a render needs (integrator/features.h), which pick the
+ * GPU's kernels: geometry, material kinds, estimator, splitting and walk,
+ * for built-in scenes on a CPU backend (whose view walks the 4-wide BVH
+ * over triangles, the binary one over spheres). */
+static void test_render_features(void **state)
+{
+    (void)state;
+    const struct {
+        const char *scene;
+        int split;
+        uint32_t want;
+    } cases[] = {
+        {"toy", 1, PW_FEAT_SPHERES | PW_FEAT_LIGHT_TOY | PW_FEAT_BVH2},
+        {"toy-small", 3, PW_FEAT_SPHERES | PW_FEAT_LIGHT_NONE | PW_FEAT_SPLIT | PW_FEAT_BVH2},
+        {"cornell", 1, PW_FEAT_TRIANGLES | PW_FEAT_LIGHT_MIS | PW_FEAT_BVH4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pw_scene *s;
+        assert_int_equal(pw_scene_builtin(cases[i].scene, &s), PW_OK);
+        pw_settings st;
+        pw_settings_default(s, &st);
+        st.width = 8, st.height = 8, st.backend = PW_BACKEND_CPU, st.split = cases[i].split;
+        pw_renderer *r;
+        assert_int_equal(pw_renderer_create(s, &st, &r), PW_OK);
+        uint32_t f = pw_features_of(&r->job.view, &r->job.params);
+        if (f != cases[i].want)
+            fail_msg("%s, split %d: features 0x%x, want 0x%x", cases[i].scene, cases[i].split, f, cases[i].want);
+        /* A kernel for every render covers it; one without a feature the render needs does not. */
+        assert_true(pw_features_cover(0x7ffu, f));
+        assert_false(pw_features_cover(f & ~PW_FEAT_LIGHTS, f));
+        pw_renderer_free(r);
+        pw_scene_free(s);
+    }
+}
+
 static int unset_knobs(void **state)
 {
     (void)state;
@@ -436,6 +472,7 @@ int main(void)
         cmocka_unit_test_teardown(test_split_camera_made_where_needed, unset_camera_switch),
         cmocka_unit_test(test_split_unbiased),
         cmocka_unit_test_teardown(test_tuning_knobs, unset_knobs),
+        cmocka_unit_test(test_render_features),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

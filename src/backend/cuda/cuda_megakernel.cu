@@ -16,6 +16,7 @@
 #include "backend/cuda/cuda_state.h"
 #include "accel/sphere_groups.h"
 #include "backend/sample_pool.h"
+#include "integrator/features.h"
 
 /* Rays are counted per thread, summed across the warp, and added to the
  * global counters by one lane: one atomic per warp instead of one per ray. */
@@ -219,6 +220,68 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     count_rays(counters, ext, shadow);
 }
 
+/* A kernel's compile-time arguments of mega_tile, from its feature mask
+ * (integrator/features.h): the code of every feature outside the mask is
+ * left out, so each kernel is as small as its scenes allow. */
+#define MEGA_SPLIT(F) ((F) & PW_FEAT_SPLIT ? prm.split : 1u)
+#define MEGA_KINDS(F) ((F) & PW_FEAT_ALL_KINDS ? PW_KINDS_ALL : PW_KINDS_BASIC)
+#define MEGA_LIGHT(F)                                                                                              \
+    (((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_TOY    ? (int)PW_LIGHT_MODE_TOY                                       \
+     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_NONE ? (int)PW_LIGHT_MODE_NONE                                      \
+     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_MIS  ? (int)PW_LIGHT_MODE_MIS                                       \
+                                                    : MEGA_ANY)
+#define MEGA_LIST(F)                                                                                               \
+    (((F) & PW_FEAT_WALKS) == PW_FEAT_LIST                     ? (int)PW_FLAT_LIST                                 \
+     : ((F) & PW_FEAT_WALKS) == PW_FEAT_GROUPS                 ? (int)PW_FLAT_GROUPS                               \
+     : ((F) & (PW_FEAT_LIST | PW_FEAT_GROUPS)) == (PW_FEAT_LIST | PW_FEAT_GROUPS) ? MEGA_ANY                       \
+     : (F) & PW_FEAT_LIST                                      ? MEGA_NO_GROUPS                                    \
+                                                               : (int)PW_FLAT_NONE)
+#define MEGA_WIDE(F) ((F) & PW_FEAT_BVH4 ? ((F) & PW_FEAT_BVH2 ? MEGA_ANY : 1) : 0)
+#define MEGA_ONLY(F)                                                                                               \
+    (((F) & (PW_FEAT_SPHERES | PW_FEAT_TRIANGLES)) == PW_FEAT_SPHERES     ? ONLY_SPHERES                           \
+     : ((F) & (PW_FEAT_SPHERES | PW_FEAT_TRIANGLES)) == PW_FEAT_TRIANGLES ? ONLY_TRIANGLES                         \
+                                                                          : 0)
+/* Whether the kernel deals a warp's shadow rays through shared slots
+ * (pw_trace_shadows): the toy estimator's, but over the sphere groups,
+ * whose shadow rays go through their lights' direction maps. */
+#define MEGA_SLOTS(F) (MEGA_LIGHT(F) == (int)PW_LIGHT_MODE_TOY && MEGA_LIST(F) != (int)PW_FLAT_GROUPS)
+
+/* Feature masks of the kernels below. */
+#define F_SPH PW_FEAT_SPHERES
+#define F_TRI PW_FEAT_TRIANGLES
+#define F_GEOM (PW_FEAT_SPHERES | PW_FEAT_TRIANGLES)
+#define F_ANY_LIGHT PW_FEAT_LIGHTS
+
+/* The megakernels, in the order they are tried: a render runs the first
+ * whose mask covers its features (pick_kernel). X(name, features, stream,
+ * batched): stream, a twin for streams of tiles (mega_tiles,
+ * use_stream); batched, a twin whose camera rays go out in batches
+ * (cuda_camera_batch.h). Why these masks (docs/PERFORMANCE.md): the
+ * sphere-only kernels without triangle code, each light mode compiled in,
+ * made toy, toy-small and rtiow faster; a triangles-only kernel over the
+ * binary BVH made small meshes faster, over the 4-wide BVH it was slower;
+ * an MIS-over-BVH kernel made the Cornell box faster but Sponza and the
+ * bunny slower, so it is not in the list; the kernel for every material
+ * kind leaves the sphere groups out (with them, and the maps of bounce
+ * rays, the Veach scene ran slower), and the split kernel takes those
+ * scenes. Only the kernels of toy and of small meshes have a stream twin:
+ * the 4-wide BVH's kernel ran Sponza and the bunny slower as a stream. */
+#define MEGA_KERNELS(X)                                                                                            \
+    X(toy_list, F_SPH | PW_FEAT_LIGHT_TOY | PW_FEAT_LIST, 0, 0)                                                    \
+    X(toy_groups, F_SPH | PW_FEAT_LIGHT_TOY | PW_FEAT_GROUPS, 1, 0)                                                \
+    X(toy_bvh, F_SPH | PW_FEAT_LIGHT_TOY | PW_FEAT_BVH2, 0, 0)                                                     \
+    X(nolight_list, F_SPH | PW_FEAT_LIGHT_NONE | PW_FEAT_LIST, 0, 1)                                               \
+    X(nolight_groups, F_SPH | PW_FEAT_LIGHT_NONE | PW_FEAT_GROUPS, 0, 0)                                           \
+    X(nolight_bvh, F_SPH | PW_FEAT_LIGHT_NONE | PW_FEAT_BVH2, 0, 0)                                                \
+    X(mesh, F_TRI | F_ANY_LIGHT | PW_FEAT_BVH2, 1, 0)                                                              \
+    X(wide, F_GEOM | F_ANY_LIGHT | PW_FEAT_BVH4, 0, 0)                                                             \
+    X(basic, F_GEOM | F_ANY_LIGHT | PW_FEAT_BVH2 | PW_FEAT_LIST | PW_FEAT_GROUPS, 0, 0)                            \
+    X(all_wide, F_GEOM | F_ANY_LIGHT | PW_FEAT_ALL_KINDS | PW_FEAT_BVH4, 0, 0)                                     \
+    X(all, F_GEOM | F_ANY_LIGHT | PW_FEAT_ALL_KINDS | PW_FEAT_BVH2 | PW_FEAT_LIST, 0, 0)                           \
+    X(split_wide, F_GEOM | F_ANY_LIGHT | PW_FEAT_ALL_KINDS | PW_FEAT_SPLIT | PW_FEAT_BVH4, 0, 0)                    \
+    X(split, F_GEOM | F_ANY_LIGHT | PW_FEAT_ALL_KINDS | PW_FEAT_SPLIT | PW_FEAT_BVH2 | PW_FEAT_LIST | PW_FEAT_GROUPS, \
+      0, 0)
+
 /* __launch_bounds__(256, 4): 4 blocks of 256 threads resident per SM, so
  * at most 64 registers a thread and 50% occupancy (the launches use blocks
  * of MEGA_WARPS warps; the bound only sets the register cap). The kernel
@@ -227,84 +290,62 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
  * loop (cuda_camera_batch.h) fits under that bound; capped at 56 (9 blocks
  * of 128 threads) it spills a little, and an earlier form of it ran
  * toy-small slightly faster than at 8 blocks (docs/PERFORMANCE.md). */
-#define MEGA_KERNEL_SB(name, split, kinds, light_mode, list, wide, only, streamed, batched)                         \
+#define MEGA_KERNEL_DEF(name, F, streamed, batched)                                                                \
     __global__ void __launch_bounds__(batched ? 32 * MEGA_WARPS : 256, batched ? 9 : 4)                            \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
              uint32_t sample_base, unsigned long long *counters, mega_tiles tiles)                                 \
     {                                                                                                              \
-        mega_tile(&view, &prm, sum, spp, sample_base, counters, tiles, split, kinds, light_mode, list, wide,       \
-                  only, streamed, batched);                                                                        \
+        mega_tile(&view, &prm, sum, spp, sample_base, counters, tiles, MEGA_SPLIT(F), MEGA_KINDS(F), MEGA_LIGHT(F), \
+                  MEGA_LIST(F), MEGA_WIDE(F), MEGA_ONLY(F), streamed, batched);                                    \
     }
-#define MEGA_KERNEL_S(name, split, kinds, light_mode, list, wide, only, streamed)                                  \
-    MEGA_KERNEL_SB(name, split, kinds, light_mode, list, wide, only, streamed, 0)
-#define MEGA_KERNEL(name, split, kinds, light_mode, list, wide, only)                                              \
-    MEGA_KERNEL_S(name, split, kinds, light_mode, list, wide, only, 0)
-
-/* Basic materials, no splitting: any light mode, the list or the binary BVH. */
-MEGA_KERNEL(pw_megakernel, 1, PW_KINDS_BASIC, MEGA_ANY, MEGA_ANY, 0, 0)
-/* The same over the 4-wide BVH (large meshes), and for small meshes of
- * triangles only over the binary BVH (a triangles-only 4-wide variant was
- * slower: docs/PERFORMANCE.md). */
-MEGA_KERNEL(pw_megakernel_wide, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 1, 0)
-MEGA_KERNEL(pw_megakernel_mesh, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 0, ONLY_TRIANGLES)
-/* The toy estimator on sphere-only scenes, over the BVH, the sphere list
- * (16 spheres or fewer) and the sphere groups (64 or fewer: toy): no
- * triangle code at all. */
-MEGA_KERNEL(pw_megakernel_toy_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_NONE, 0, ONLY_SPHERES)
-MEGA_KERNEL(pw_megakernel_toy_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_LIST, 0, ONLY_SPHERES)
-MEGA_KERNEL(pw_megakernel_toy_groups, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_GROUPS, 0, ONLY_SPHERES)
-/* The same for a stream of tiles (mega_tiles, stream_kernel). */
-MEGA_KERNEL_S(pw_megakernel_mesh_stream, 1, PW_KINDS_BASIC, MEGA_ANY, 0, 0, ONLY_TRIANGLES, 1)
-MEGA_KERNEL_S(pw_megakernel_toy_groups_stream, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, PW_FLAT_GROUPS, 0,
-              ONLY_SPHERES, 1)
-/* The same without light sampling (emission counted when hit), the light
- * mode of toy-small and rtiow. */
-MEGA_KERNEL(pw_megakernel_nolight_bvh, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_NONE, 0, ONLY_SPHERES)
-MEGA_KERNEL(pw_megakernel_nolight_groups, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_GROUPS, 0, ONLY_SPHERES)
-/* Over the list, with camera rays in batches (cuda_camera_batch.h); the
- * shared loop's kernel stays, for comparisons (PATHWAVE_MEGA_BATCH=0). */
-MEGA_KERNEL_SB(pw_megakernel_nolight_list, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_LIST, 0, ONLY_SPHERES, 0, 1)
-MEGA_KERNEL(pw_megakernel_nolight_list_shared, 1, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, PW_FLAT_LIST, 0, ONLY_SPHERES)
-/* Microfacet materials, textures or delta lights: kernels of their own,
- * so that the registers they need do not burden renders without; and the
- * same with ray splitting. */
-MEGA_KERNEL(pw_megakernel_all, 1, PW_KINDS_ALL, MEGA_ANY, MEGA_NO_GROUPS, 0, 0)
-MEGA_KERNEL(pw_megakernel_all_wide, 1, PW_KINDS_ALL, MEGA_ANY, 0, 1, 0)
-MEGA_KERNEL(pw_megakernel_split, prm.split, PW_KINDS_ALL, MEGA_ANY, MEGA_ANY, 0, 0)
-MEGA_KERNEL(pw_megakernel_split_wide, prm.split, PW_KINDS_ALL, MEGA_ANY, 0, 1, 0)
+/* Each entry's kernel, and its twins where it has them. */
+#define MEGA_TWIN_STREAM_1(name, F) MEGA_KERNEL_DEF(pw_megakernel_##name##_stream, F, 1, 0)
+#define MEGA_TWIN_STREAM_0(name, F)
+#define MEGA_TWIN_BATCHED_1(name, F) MEGA_KERNEL_DEF(pw_megakernel_##name##_batched, F, 0, 1)
+#define MEGA_TWIN_BATCHED_0(name, F)
+#define MEGA_DEFINE(name, F, stream, batched)                                                                      \
+    MEGA_KERNEL_DEF(pw_megakernel_##name, F, 0, 0)                                                                 \
+    MEGA_TWIN_STREAM_##stream(name, F) MEGA_TWIN_BATCHED_##batched(name, F)
+MEGA_KERNELS(MEGA_DEFINE)
 
 typedef void (*mega_kernel_fn)(pw_scene_view, const pw_render_params, float *, uint32_t, uint32_t,
                                unsigned long long *, mega_tiles);
 
-/* The smallest kernel that renders this frame. */
-static mega_kernel_fn pick_kernel(const pw_render_job *r, const cuda_state *c)
+/* A compiled kernel: its mask and its twins (NULL where it has none). */
+typedef struct mega_kernel {
+    const char *name;
+    uint32_t features;
+    mega_kernel_fn fn, stream, batched;
+    int slots; /* it deals shadow rays through shared slots (MEGA_SLOTS) */
+} mega_kernel;
+
+#define MEGA_FN_STREAM_1(name) pw_megakernel_##name##_stream
+#define MEGA_FN_STREAM_0(name) NULL
+#define MEGA_FN_BATCHED_1(name) pw_megakernel_##name##_batched
+#define MEGA_FN_BATCHED_0(name) NULL
+#define MEGA_ENTRY(name, F, stream, batched)                                                                       \
+    {#name, (uint32_t)(F), pw_megakernel_##name, MEGA_FN_STREAM_##stream(name), MEGA_FN_BATCHED_##batched(name),  \
+     MEGA_SLOTS(F)},
+static const mega_kernel mega_kernels[] = {MEGA_KERNELS(MEGA_ENTRY)};
+
+/* The first kernel of the list that covers the render's features (the
+ * list holds one for every render: its last covers them all). */
+static const mega_kernel *pick_kernel(const pw_render_job *r, const cuda_state *c)
 {
-    const pw_scene_view *v = &c->scene.view;
-    if (r->params.split > 1)
-        return v->wide_bvh ? pw_megakernel_split_wide : pw_megakernel_split;
-    /* pw_megakernel_all leaves the sphere groups out (with their code,
-     * maps for bounce rays included, the Veach scene ran slower than
-     * without; docs/PERFORMANCE.md); the split kernel takes those scenes. */
-    if (r->params.kinds != PW_KINDS_BASIC)
-        return v->wide_bvh                          ? pw_megakernel_all_wide
-               : v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_split
-                                                   : pw_megakernel_all;
-    if (v->wide_bvh)
-        return pw_megakernel_wide;
-    if (v->n_spheres == 0)
-        return pw_megakernel_mesh;
-    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_TOY)
-        return v->flat_spheres == PW_FLAT_LIST     ? pw_megakernel_toy_list
-               : v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_toy_groups
-                                                   : pw_megakernel_toy_bvh;
-    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE && v->flat_spheres != PW_FLAT_LIST)
-        return v->flat_spheres == PW_FLAT_GROUPS ? pw_megakernel_nolight_groups : pw_megakernel_nolight_bvh;
-    /* The list (up to 32 spheres, PATHWAVE_CUDA_FLAT) with camera rays in
-     * batches; PATHWAVE_MEGA_BATCH=0 takes the shared loop, to compare. */
-    if (v->n_tris == 0 && r->params.light_mode == PW_LIGHT_MODE_NONE)
-        return !r->tuning.mega_batch || v->n_spheres > MEGA_CAMERA_LIST ? pw_megakernel_nolight_list_shared
-                                                                           : pw_megakernel_nolight_list;
-    return pw_megakernel;
+    uint32_t need = pw_features_of(&c->scene.view, &r->params);
+    size_t n = sizeof mega_kernels / sizeof mega_kernels[0];
+    for (size_t i = 0; i < n; i++)
+        if (pw_features_cover(mega_kernels[i].features, need))
+            return &mega_kernels[i];
+    return &mega_kernels[n - 1];
+}
+
+/* Camera rays in batches test every sphere of a block's list, at most
+ * MEGA_CAMERA_LIST of them (cuda_camera_batch.h); PATHWAVE_MEGA_BATCH=0
+ * takes the shared loop, to compare. */
+static int use_batched(const pw_render_job *r, const cuda_state *c, const mega_kernel *k)
+{
+    return k->batched && r->tuning.mega_batch && c->scene.view.n_spheres <= MEGA_CAMERA_LIST;
 }
 
 extern "C" int pw_cuda_compiled(void) { return 1; }
@@ -403,30 +444,21 @@ __global__ void pw_mega_gather(float *__restrict__ sum, const pw_vec3 *__restric
     add_samples(sum + 3 * (size_t)i, radiance + i, npix, spp);
 }
 
-/* The stream-of-tiles variant of a kernel, or NULL. Only the kernels of
- * toy and of small meshes have one: the 4-wide BVH's kernel ran sponza
- * and the bunny slower as a stream (docs/PERFORMANCE.md). */
-static mega_kernel_fn stream_kernel(mega_kernel_fn k)
-{
-    return k == pw_megakernel_mesh ? pw_megakernel_mesh_stream
-           : k == pw_megakernel_toy_groups ? pw_megakernel_toy_groups_stream
-                                           : NULL;
-}
-
 /* Whether this launch runs as a stream of tiles (pw_sample_pool), and if
  * so its kernel, tiles and buffers: launches of 1, 2 or 4 samples a pixel
  * (a tile's items a power of two) over an image of whole tiles, through a
- * kernel that has a stream variant. PATHWAVE_MEGA_STREAM=0 turns it off,
+ * kernel that has a stream twin. PATHWAVE_MEGA_STREAM=0 turns it off,
  * for comparisons. */
-static int use_stream(pw_render_job *r, cuda_state *c, int spp, mega_kernel_fn *kernel, mega_tiles *t)
+static int use_stream(pw_render_job *r, cuda_state *c, int spp, const mega_kernel *mk, mega_kernel_fn *kernel,
+                      mega_tiles *t)
 {
-    if (!r->tuning.mega_stream || !stream_kernel(*kernel) || (spp != 1 && spp != 2 && spp != 4) ||
+    if (!r->tuning.mega_stream || !mk->stream || (spp != 1 && spp != 2 && spp != 4) ||
         r->params.width > 16384 || r->params.height > 16384)
         return 0;
     mega_tiles s = tile_shape(&r->tuning, r->params.width, (uint32_t)spp, 0, 1, 0);
     if (r->params.width % (1u << s.w_log2) || r->params.height % (1u << (s.n_log2 - s.w_log2)))
         return 0;
-    mega_kernel_fn k = stream_kernel(*kernel);
+    mega_kernel_fn k = mk->stream;
     if (c->stream_fn != (const void *)k) {
         /* Persistent warps: as many blocks as stay resident. */
         int per_sm = 0, sms = 0;
@@ -537,11 +569,11 @@ extern "C" pw_status pw_cuda_create(pw_render_job *r)
 extern "C" pw_status pw_cuda_render(pw_render_job *r, int spp)
 {
     cuda_state *c = (cuda_state *)r->cuda;
-    mega_kernel_fn kernel = pick_kernel(r, c);
-    int slots = kernel == pw_megakernel_toy_list || kernel == pw_megakernel_toy_bvh;
-    int batched = kernel == pw_megakernel_nolight_list;
+    const mega_kernel *mk = pick_kernel(r, c);
+    int slots = mk->slots, batched = use_batched(r, c, mk);
+    mega_kernel_fn kernel = batched ? mk->batched : mk->fn;
     mega_tiles tiles;
-    int streamed = use_stream(r, c, spp, &kernel, &tiles);
+    int streamed = !batched && use_stream(r, c, spp, mk, &kernel, &tiles);
     if (!streamed)
         tiles = tile_shape(&r->tuning, r->params.width, (uint32_t)spp, (int)c->scene.view.wide_bvh, 0, batched);
     uint32_t tile_h = 1u << (tiles.n_log2 - tiles.w_log2), ny = (r->params.height + tile_h - 1) / tile_h;

@@ -27,6 +27,7 @@
 #include "backend/backend.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
+#include "integrator/features.h"
 #include "integrator/wavefront_layout.h"
 
 #define WAVE_BLOCK 128
@@ -78,7 +79,7 @@ typedef struct cuda_wave {
     /* The stage kernels for this render (pick_wave_kernels): the general
      * ones or their variants for the basic materials or for spheres. */
     extend_kernel_fn extend;      /* k_extend or k_extend_spheres */
-    extend_camera_kernel_fn extend_camera; /* k_extend_camera or k_extend_camera_spheres */
+    extend_camera_kernel_fn extend_camera; /* k_extend_camera or k_extend_spheres_camera */
     shade_kernel_fn shade;        /* k_shade, k_shade_basic, k_shade_toy or k_shade_nolight */
     connect_kernel_fn connect;    /* k_connect or k_connect_spheres */
     tail_kernel_fn tail;          /* k_finish_tail, _basic, _toy or _nolight */
@@ -183,6 +184,41 @@ __device__ static uint32_t take32(uint32_t *taken)
         if (i >= (n)) {                                                                                            \
         } else
 
+/* A stage kernel's compile-time arguments from its feature mask
+ * (integrator/features.h): without triangles, their code is left out; with
+ * one light mode, it is compiled in; without every material kind, the
+ * microfacet code is left out. */
+#define WAVE_SPHERES(F) (((F) & PW_FEAT_TRIANGLES) == 0u)
+#define WAVE_KINDS(F) ((F) & PW_FEAT_ALL_KINDS ? PW_KINDS_ALL : PW_KINDS_BASIC)
+#define WAVE_LIGHT(F)                                                                                              \
+    (((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_TOY    ? (int)PW_LIGHT_MODE_TOY                                       \
+     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_NONE ? (int)PW_LIGHT_MODE_NONE                                      \
+                                                    : LIGHT_ANY)
+#define F_EVERY 0x7ffu /* every PW_FEAT_* bit */
+#define F_NO_TRI (F_EVERY & ~PW_FEAT_TRIANGLES)
+#define F_SPH_BASIC (F_NO_TRI & ~PW_FEAT_ALL_KINDS & ~PW_FEAT_LIGHTS)
+
+/* Each stage's kernels, in the order they are tried: a render runs the
+ * first whose mask covers its features (pick_wave_kernels). X(name,
+ * features, blocks an SM). The sphere-only kernels, for the basic kinds
+ * with the toy light mode or none compiled in, shade blockwise (one
+ * atomic a block for the queue places, shade_blockwise) and split no rays,
+ * so a split render takes the next shade kernel; their tail, past the
+ * first hit, splits nothing either. */
+#define WAVE_EXTEND_KERNELS(X) X(k_extend_spheres, F_NO_TRI, SPHERES_EXTEND_BLOCKS) X(k_extend, F_EVERY, 8)
+#define WAVE_CONNECT_KERNELS(X) X(k_connect_spheres, F_NO_TRI, SPHERES_CONNECT_BLOCKS) X(k_connect, F_EVERY, 0)
+#define WAVE_SHADE_KERNELS(X)                                                                                      \
+    X(k_shade_toy, (F_SPH_BASIC | PW_FEAT_LIGHT_TOY) & ~PW_FEAT_SPLIT, SPHERES_SHADE_BLOCKS)                       \
+    X(k_shade_nolight, (F_SPH_BASIC | PW_FEAT_LIGHT_NONE) & ~PW_FEAT_SPLIT, SPHERES_SHADE_BLOCKS)                  \
+    X(k_shade_basic, F_EVERY & ~PW_FEAT_ALL_KINDS, 5)                                                              \
+    X(k_shade, F_EVERY, 4)
+#define WAVE_TAIL_KERNELS(X)                                                                                       \
+    X(k_finish_tail_toy, F_SPH_BASIC | PW_FEAT_LIGHT_TOY, SPHERES_TAIL_BLOCKS)                                     \
+    X(k_finish_tail_nolight, F_SPH_BASIC | PW_FEAT_LIGHT_NONE, SPHERES_TAIL_BLOCKS)                                \
+    X(k_finish_tail_basic, F_EVERY & ~PW_FEAT_ALL_KINDS, 6)                                                        \
+    X(k_finish_tail, F_EVERY, 4)
+#define SPHERES_CONNECT_BLOCKS 12
+
 /* Held to 64 registers (8 blocks of 128 an SM, at the cost of a few
  * spills): faster on bunnies-mixed and the bunny than the uncapped kernel
  * at 7 blocks (docs/PERFORMANCE.md). fetch: the warps
@@ -192,7 +228,8 @@ __device__ static uint32_t take32(uint32_t *taken)
  * of their own for stored camera rays, launched every bounce, measured
  * slower on bunnies-mixed; this one runs once, before the graph's loop:
  * docs/PERFORMANCE.md). */
-#define EXTEND_KERNEL(name, spheres, min_blocks)                                                                    \
+#define EXTEND_KERNEL(name, F, min_blocks) EXTEND_KERNEL_AS(name, WAVE_SPHERES(F), min_blocks)
+#define EXTEND_KERNEL_AS(name, spheres, min_blocks)                                                                    \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, const uint32_t *params, uint32_t *sorted, uint32_t fetch)                 \
     {                                                                                                              \
@@ -215,8 +252,7 @@ __device__ static uint32_t take32(uint32_t *taken)
  * faster on toy, toy-small and rtiow; the same kernels held to 8 blocks
  * (no spills) or 10 gained less than at 12 (docs/PERFORMANCE.md). */
 #define SPHERES_EXTEND_BLOCKS 12
-EXTEND_KERNEL(k_extend, 0, 8)
-EXTEND_KERNEL(k_extend_spheres, 1, SPHERES_EXTEND_BLOCKS)
+WAVE_EXTEND_KERNELS(EXTEND_KERNEL)
 
 /* Bounce 0's extend where generate stores no camera paths (k_generate):
  * each ray is made here. A kernel of its own, launched for bounce 0 only
@@ -224,7 +260,8 @@ EXTEND_KERNEL(k_extend_spheres, 1, SPHERES_EXTEND_BLOCKS)
  * in k_extend raised its spills several-fold, which every later
  * bounce's walk would pay. Camera rays keep their order, so nothing is
  * filed by shading key (lists_at). */
-#define EXTEND_CAMERA_KERNEL(name, spheres, min_blocks)                                                             \
+#define EXTEND_CAMERA_KERNEL(name, F, min_blocks) EXTEND_CAMERA_KERNEL_AS(name##_camera, WAVE_SPHERES(F), min_blocks)
+#define EXTEND_CAMERA_KERNEL_AS(name, spheres, min_blocks)                                                             \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t fetch)             \
     {                                                                                                              \
@@ -240,8 +277,7 @@ EXTEND_KERNEL(k_extend_spheres, 1, SPHERES_EXTEND_BLOCKS)
             pw_wf_extend_camera(&w, &v, &prm, i, params[0], params[2], params[1]);                                 \
         }                                                                                                          \
     }
-EXTEND_CAMERA_KERNEL(k_extend_camera, 0, 8)
-EXTEND_CAMERA_KERNEL(k_extend_camera_spheres, 1, SPHERES_EXTEND_BLOCKS)
+WAVE_EXTEND_KERNELS(EXTEND_CAMERA_KERNEL)
 
 /* Shade and tail variants for sphere-only scenes with the basic materials
  * and the toy light sampling or none (toy, toy-small, rtiow): the light
@@ -263,6 +299,7 @@ EXTEND_CAMERA_KERNEL(k_extend_camera_spheres, 1, SPHERES_EXTEND_BLOCKS)
 #define LIGHT_ANY (-1)
 #define SPHERES_SHADE_BLOCKS 6
 #define SPHERES_TAIL_BLOCKS 8
+
 __device__ __forceinline__ static void specialise(pw_scene_view *v, pw_render_params *prm, int light_mode,
                                                   int spheres)
 {
@@ -379,7 +416,9 @@ __device__ __forceinline__ static uint32_t shade_blockwise(pw_wave *w, const pw_
  * whose shading takes fewer of a frame's atomics and whose warps,
  * waiting at the block's barriers for its slowest, lost more than the
  * atomics cost. */
-#define SHADE_KERNEL(name, kinds, light_mode, spheres, min_blocks, blockwise)                                      \
+#define SHADE_KERNEL(name, F, min_blocks)                                                                          \
+    SHADE_KERNEL_AS(name, WAVE_KINDS(F), WAVE_LIGHT(F), WAVE_SPHERES(F), min_blocks, WAVE_SPHERES(F))
+#define SHADE_KERNEL_AS(name, kinds, light_mode, spheres, min_blocks, blockwise)                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted)           \
     {                                                                                                              \
@@ -403,10 +442,7 @@ __device__ __forceinline__ static uint32_t shade_blockwise(pw_wave *w, const pw_
         }                                                                                                          \
         pw_wf_count(&w.counters[PW_WF_SHADOWS], shadows);                                                          \
     }
-SHADE_KERNEL(k_shade, PW_KINDS_ALL, LIGHT_ANY, 0, 4, 0)
-SHADE_KERNEL(k_shade_basic, PW_KINDS_BASIC, LIGHT_ANY, 0, 5, 0)
-SHADE_KERNEL(k_shade_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, SPHERES_SHADE_BLOCKS, 1)
-SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, SPHERES_SHADE_BLOCKS, 1)
+WAVE_SHADE_KERNELS(SHADE_KERNEL)
 
 /* The connect list's paths (those with shadow rays), taken as extend
  * takes its rays (fetch). */
@@ -424,12 +460,10 @@ SHADE_KERNEL(k_shade_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, SPHERES_SHA
             pw_wf_connect(&w, &v, i);                                                                              \
         }                                                                                                          \
     }
-__global__ void k_connect(pw_wave w, pw_scene_view v, uint32_t fetch)
-CONNECT_BODY(0)
-#define SPHERES_CONNECT_BLOCKS 12
-__global__ void __launch_bounds__(WAVE_BLOCK, SPHERES_CONNECT_BLOCKS)
-    k_connect_spheres(pw_wave w, pw_scene_view v, uint32_t fetch)
-CONNECT_BODY(1)
+#define CONNECT_KERNEL(name, F, min_blocks)                                                                        \
+    __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks) name(pw_wave w, pw_scene_view v, uint32_t fetch)   \
+        CONNECT_BODY(WAVE_SPHERES(F))
+WAVE_CONNECT_KERNELS(CONNECT_KERNEL)
 
 __global__ void k_gather(pw_wave w, pw_render_params prm, const uint32_t *params, float *sum)
 {
@@ -483,7 +517,8 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
  * but slower on toy); the kernel for every kind at 128 (4 blocks; at 80
  * it spills heavily): faster on bunnies-mixed:6 and Veach, a little
  * slower on bunnies-mixed:16 and :64 (docs/PERFORMANCE.md). */
-#define TAIL_KERNEL(name, kinds, light_mode, spheres, min_blocks)                                                  \
+#define TAIL_KERNEL(name, F, min_blocks) TAIL_KERNEL_AS(name, WAVE_KINDS(F), WAVE_LIGHT(F), WAVE_SPHERES(F), min_blocks)
+#define TAIL_KERNEL_AS(name, kinds, light_mode, spheres, min_blocks)                                                  \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, unsigned long long *totals) \
     {                                                                                                              \
@@ -500,10 +535,7 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
             atomicAdd(&totals[1], (unsigned long long)s);                                                          \
         }                                                                                                          \
     }
-TAIL_KERNEL(k_finish_tail, PW_KINDS_ALL, LIGHT_ANY, 0, 4)
-TAIL_KERNEL(k_finish_tail_basic, PW_KINDS_BASIC, LIGHT_ANY, 0, 6)
-TAIL_KERNEL(k_finish_tail_toy, PW_KINDS_BASIC, PW_LIGHT_MODE_TOY, 1, SPHERES_TAIL_BLOCKS)
-TAIL_KERNEL(k_finish_tail_nolight, PW_KINDS_BASIC, PW_LIGHT_MODE_NONE, 1, SPHERES_TAIL_BLOCKS)
+WAVE_TAIL_KERNELS(TAIL_KERNEL)
 
 /* Closes a bounce: counts its rays, makes the next queue current, or hands
  * it to k_finish_tail when it holds at most tail_max paths. In the graph it
@@ -538,28 +570,37 @@ __global__ void k_advance(pw_wave w, unsigned long long *totals, uint32_t *log, 
         cudaGraphSetConditional(loop_handle, !tail && bounce + 1u <= max_depth);
 }
 
-/* The stage kernels for this render: for scenes of spheres only, extend
- * and connect without the triangles' code, and with the basic materials
- * and the toy light sampling or none, shade and the tail with the light
- * mode compiled in; else shade and the tail for the basic materials or for
- * every kind. */
+/* Each stage's first kernel, in its list's order, whose mask covers the
+ * render's features (the last of each list covers every render). */
+#define WAVE_ENTRY(name, F, blocks) {(const void *)name, (uint32_t)(F)},
+typedef struct wave_kernel {
+    const void *fn;
+    uint32_t features;
+} wave_kernel;
+static const void *wave_pick(const wave_kernel *list, size_t n, uint32_t need)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if (pw_features_cover(list[i].features, need))
+            return list[i].fn;
+    return list[n - 1].fn;
+}
+#define WAVE_CAMERA_ENTRY(name, F, blocks) {(const void *)name##_camera, (uint32_t)(F)},
+
 static void pick_wave_kernels(const pw_render_job *r, cuda_wave *cw)
 {
-    int basic = r->params.kinds == PW_KINDS_BASIC, spheres = r->view.n_tris == 0;
-    uint32_t mode = r->params.light_mode;
-    cw->extend = spheres ? k_extend_spheres : k_extend;
-    cw->extend_camera = spheres ? k_extend_camera_spheres : k_extend_camera;
-    cw->connect = spheres ? k_connect_spheres : k_connect;
-    if (basic && spheres && (mode == PW_LIGHT_MODE_TOY || mode == PW_LIGHT_MODE_NONE)) {
-        cw->shade = mode == PW_LIGHT_MODE_TOY ? k_shade_toy : k_shade_nolight;
-        cw->tail = mode == PW_LIGHT_MODE_TOY ? k_finish_tail_toy : k_finish_tail_nolight;
-    } else {
-        cw->shade = basic ? k_shade_basic : k_shade;
-        cw->tail = basic ? k_finish_tail_basic : k_finish_tail;
-    }
-    /* The sphere kernels shade blockwise, compiled without ray splitting. */
-    if (r->params.split > 1 && (cw->shade == k_shade_toy || cw->shade == k_shade_nolight))
-        cw->shade = k_shade_basic;
+    uint32_t need = pw_features_of(&r->view, &r->params);
+    static const wave_kernel extend[] = {WAVE_EXTEND_KERNELS(WAVE_ENTRY)};
+    static const wave_kernel extend_camera[] = {WAVE_EXTEND_KERNELS(WAVE_CAMERA_ENTRY)};
+    static const wave_kernel shade[] = {WAVE_SHADE_KERNELS(WAVE_ENTRY)};
+    static const wave_kernel connect[] = {WAVE_CONNECT_KERNELS(WAVE_ENTRY)};
+    static const wave_kernel tail[] = {WAVE_TAIL_KERNELS(WAVE_ENTRY)};
+#define WAVE_N(a) (sizeof a / sizeof a[0])
+    cw->extend = (extend_kernel_fn)wave_pick(extend, WAVE_N(extend), need);
+    cw->extend_camera = (extend_camera_kernel_fn)wave_pick(extend_camera, WAVE_N(extend_camera), need);
+    cw->shade = (shade_kernel_fn)wave_pick(shade, WAVE_N(shade), need);
+    cw->connect = (connect_kernel_fn)wave_pick(connect, WAVE_N(connect), need);
+    cw->tail = (tail_kernel_fn)wave_pick(tail, WAVE_N(tail), need);
+#undef WAVE_N
 }
 
 /* The blocks of `block` threads of kernel fn that the GPU holds at once. */
