@@ -36,15 +36,11 @@ __device__ static void count_rays(unsigned long long *counters, uint32_t ext, ui
 #define MEGA_WARPS_LOG2 2
 static_assert(MEGA_WARPS == 1 << MEGA_WARPS_LOG2, "MEGA_WARPS_LOG2 is the log2 of MEGA_WARPS");
 
-/* Kernel variants fix at compile time what a render does not change: the
- * light mode, whether rays go through the BVH or the flat sphere list, and
- * which BVH, binary or 4-wide (MEGA_ANY: read at run time). The code each
- * variant does not need is compiled out, so its kernel is smaller and
- * needs fewer registers: the general kernel spent much of its time stalled
- * fetching instructions. The toy variants made toy faster and left
- * toy-small and rtiow as they were; an MIS-over-BVH variant made cornell
- * faster but sponza and the bunny slower, so it is not kept
- * (docs/PERFORMANCE.md). */
+/* Each kernel fixes at compile time what its feature mask leaves out
+ * (MEGA_KERNELS below): the code it does not need is compiled out, so it
+ * is smaller and needs fewer registers: the general kernel spent much of
+ * its time stalled fetching instructions (docs/PERFORMANCE.md). MEGA_ANY:
+ * a choice the kernel reads at run time. */
 #define MEGA_ANY (-1)
 /* list: the sphere list or the BVH, read at run time, never the groups. */
 #define MEGA_NO_GROUPS (-2)
@@ -87,6 +83,37 @@ __device__ __forceinline__ static void pool_barrier(int block)
         __syncwarp();
 }
 
+/* A kernel's compile-time arguments of mega_tile, from its feature mask
+ * (integrator/features.h): the code of every feature outside the mask is
+ * left out, so each kernel is as small as its scenes allow. */
+#define MEGA_KINDS(F) ((F) & PW_FEAT_ALL_KINDS ? PW_KINDS_ALL : PW_KINDS_BASIC)
+#define MEGA_LIGHT(F)                                                                                              \
+    (((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_TOY    ? (int)PW_LIGHT_MODE_TOY                                       \
+     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_NONE ? (int)PW_LIGHT_MODE_NONE                                      \
+     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_MIS  ? (int)PW_LIGHT_MODE_MIS                                       \
+                                                    : MEGA_ANY)
+#define MEGA_LIST(F)                                                                                               \
+    (((F) & PW_FEAT_WALKS) == PW_FEAT_LIST                     ? (int)PW_FLAT_LIST                                 \
+     : ((F) & PW_FEAT_WALKS) == PW_FEAT_GROUPS                 ? (int)PW_FLAT_GROUPS                               \
+     : ((F) & (PW_FEAT_LIST | PW_FEAT_GROUPS)) == (PW_FEAT_LIST | PW_FEAT_GROUPS) ? MEGA_ANY                       \
+     : (F) & PW_FEAT_LIST                                      ? MEGA_NO_GROUPS                                    \
+                                                               : (int)PW_FLAT_NONE)
+#define MEGA_WIDE(F) ((F) & PW_FEAT_BVH4 ? ((F) & PW_FEAT_BVH2 ? MEGA_ANY : 1) : 0)
+#define MEGA_ONLY(F)                                                                                               \
+    (((F) & (PW_FEAT_SPHERES | PW_FEAT_TRIANGLES)) == PW_FEAT_SPHERES     ? ONLY_SPHERES                           \
+     : ((F) & (PW_FEAT_SPHERES | PW_FEAT_TRIANGLES)) == PW_FEAT_TRIANGLES ? ONLY_TRIANGLES                         \
+                                                                          : 0)
+/* Whether the kernel deals a warp's shadow rays through shared slots
+ * (pw_trace_shadows): the toy estimator's, but over the sphere groups,
+ * whose shadow rays go through their lights' direction maps. */
+#define MEGA_SLOTS(F) (MEGA_LIGHT(F) == (int)PW_LIGHT_MODE_TOY && MEGA_LIST(F) != (int)PW_FLAT_GROUPS)
+
+/* How a kernel schedules its paths (mega_tile): tile by tile, as a stream
+ * of tiles through persistent warps, or with camera rays in batches. */
+#define MEGA_PLAIN 0
+#define MEGA_STREAMED 1
+#define MEGA_BATCHED 2
+
 /* One warp's tile, spp samples of each of its pixels (samples sample_base
  * ...), with path regeneration from the warp's sample pool
  * (pw_path_trace_pool; in the sphere-only kernels the block's pool, of
@@ -96,19 +123,21 @@ __device__ __forceinline__ static void pool_barrier(int block)
  * (with one sample per pixel and launch there is nothing to hand out, and
  * the lanes trace one path each). Finished samples' radiance waits in
  * shared memory until the lanes add each pixel's samples up in sample
- * order, as on every backend, so their sums round alike. split is 1 (a
- * literal, so the splitting code compiles away) or prm.split; light_mode,
- * list and wide are literals or MEGA_ANY. With streamed (a literal: the
- * stream kernels) the warp is persistent and goes on from tile to tile
- * (mega_tiles, pw_sample_pool), and its samples' radiance goes to device
- * memory instead. With batched (a literal: the sphere list's kernel
- * without light sampling) the lanes take the pool's samples 32 at a time,
+ * order, as on every backend, so their sums round alike. features (a
+ * literal, the kernel's mask) decides what is compiled in: the splitting
+ * code, the material kinds, the light mode, the walk, the geometry (the
+ * MEGA_* arguments above). schedule (a literal): MEGA_STREAMED, the warp
+ * is persistent and goes on from tile to tile (mega_tiles,
+ * pw_sample_pool), and its samples' radiance goes to device memory
+ * instead; MEGA_BATCHED, the lanes take the pool's samples 32 at a time,
  * camera rays traced, through mega_pool_batched (cuda_camera_batch.h). */
 __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_render_params *prm_in, float *sum,
                                                  uint32_t spp, uint32_t sample_base, unsigned long long *counters,
-                                                 mega_tiles tiles, uint32_t split, uint32_t kinds, int light_mode,
-                                                 int list, int wide, int only, int streamed, int batched)
+                                                 mega_tiles tiles, uint32_t features, int schedule)
 {
+    const uint32_t split = features & PW_FEAT_SPLIT ? prm_in->split : 1u, kinds = MEGA_KINDS(features);
+    const int light_mode = MEGA_LIGHT(features), list = MEGA_LIST(features), wide = MEGA_WIDE(features);
+    const int only = MEGA_ONLY(features), streamed = schedule == MEGA_STREAMED, batched = schedule == MEGA_BATCHED;
     pw_render_params prm = *prm_in;
     if (light_mode != MEGA_ANY)
         prm.light_mode = (uint32_t)light_mode;
@@ -220,31 +249,6 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
     count_rays(counters, ext, shadow);
 }
 
-/* A kernel's compile-time arguments of mega_tile, from its feature mask
- * (integrator/features.h): the code of every feature outside the mask is
- * left out, so each kernel is as small as its scenes allow. */
-#define MEGA_SPLIT(F) ((F) & PW_FEAT_SPLIT ? prm.split : 1u)
-#define MEGA_KINDS(F) ((F) & PW_FEAT_ALL_KINDS ? PW_KINDS_ALL : PW_KINDS_BASIC)
-#define MEGA_LIGHT(F)                                                                                              \
-    (((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_TOY    ? (int)PW_LIGHT_MODE_TOY                                       \
-     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_NONE ? (int)PW_LIGHT_MODE_NONE                                      \
-     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_MIS  ? (int)PW_LIGHT_MODE_MIS                                       \
-                                                    : MEGA_ANY)
-#define MEGA_LIST(F)                                                                                               \
-    (((F) & PW_FEAT_WALKS) == PW_FEAT_LIST                     ? (int)PW_FLAT_LIST                                 \
-     : ((F) & PW_FEAT_WALKS) == PW_FEAT_GROUPS                 ? (int)PW_FLAT_GROUPS                               \
-     : ((F) & (PW_FEAT_LIST | PW_FEAT_GROUPS)) == (PW_FEAT_LIST | PW_FEAT_GROUPS) ? MEGA_ANY                       \
-     : (F) & PW_FEAT_LIST                                      ? MEGA_NO_GROUPS                                    \
-                                                               : (int)PW_FLAT_NONE)
-#define MEGA_WIDE(F) ((F) & PW_FEAT_BVH4 ? ((F) & PW_FEAT_BVH2 ? MEGA_ANY : 1) : 0)
-#define MEGA_ONLY(F)                                                                                               \
-    (((F) & (PW_FEAT_SPHERES | PW_FEAT_TRIANGLES)) == PW_FEAT_SPHERES     ? ONLY_SPHERES                           \
-     : ((F) & (PW_FEAT_SPHERES | PW_FEAT_TRIANGLES)) == PW_FEAT_TRIANGLES ? ONLY_TRIANGLES                         \
-                                                                          : 0)
-/* Whether the kernel deals a warp's shadow rays through shared slots
- * (pw_trace_shadows): the toy estimator's, but over the sphere groups,
- * whose shadow rays go through their lights' direction maps. */
-#define MEGA_SLOTS(F) (MEGA_LIGHT(F) == (int)PW_LIGHT_MODE_TOY && MEGA_LIST(F) != (int)PW_FLAT_GROUPS)
 
 /* Feature masks of the kernels below. */
 #define F_SPH PW_FEAT_SPHERES
@@ -290,21 +294,21 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
  * loop (cuda_camera_batch.h) fits under that bound; capped at 56 (9 blocks
  * of 128 threads) it spills a little, and an earlier form of it ran
  * toy-small slightly faster than at 8 blocks (docs/PERFORMANCE.md). */
-#define MEGA_KERNEL_DEF(name, F, streamed, batched)                                                                \
-    __global__ void __launch_bounds__(batched ? 32 * MEGA_WARPS : 256, batched ? 9 : 4)                            \
+#define MEGA_KERNEL_DEF(name, F, schedule)                                                                         \
+    __global__ void __launch_bounds__(schedule == MEGA_BATCHED ? 32 * MEGA_WARPS : 256,                            \
+                                      schedule == MEGA_BATCHED ? 9 : 4)                                            \
         name(pw_scene_view view, const pw_render_params prm, float *__restrict__ sum, uint32_t spp,                \
              uint32_t sample_base, unsigned long long *counters, mega_tiles tiles)                                 \
     {                                                                                                              \
-        mega_tile(&view, &prm, sum, spp, sample_base, counters, tiles, MEGA_SPLIT(F), MEGA_KINDS(F), MEGA_LIGHT(F), \
-                  MEGA_LIST(F), MEGA_WIDE(F), MEGA_ONLY(F), streamed, batched);                                    \
+        mega_tile(&view, &prm, sum, spp, sample_base, counters, tiles, (uint32_t)(F), schedule);                   \
     }
 /* Each entry's kernel, and its twins where it has them. */
-#define MEGA_TWIN_STREAM_1(name, F) MEGA_KERNEL_DEF(pw_megakernel_##name##_stream, F, 1, 0)
+#define MEGA_TWIN_STREAM_1(name, F) MEGA_KERNEL_DEF(pw_megakernel_##name##_stream, F, MEGA_STREAMED)
 #define MEGA_TWIN_STREAM_0(name, F)
-#define MEGA_TWIN_BATCHED_1(name, F) MEGA_KERNEL_DEF(pw_megakernel_##name##_batched, F, 0, 1)
+#define MEGA_TWIN_BATCHED_1(name, F) MEGA_KERNEL_DEF(pw_megakernel_##name##_batched, F, MEGA_BATCHED)
 #define MEGA_TWIN_BATCHED_0(name, F)
 #define MEGA_DEFINE(name, F, stream, batched)                                                                      \
-    MEGA_KERNEL_DEF(pw_megakernel_##name, F, 0, 0)                                                                 \
+    MEGA_KERNEL_DEF(pw_megakernel_##name, F, MEGA_PLAIN)                                                           \
     MEGA_TWIN_STREAM_##stream(name, F) MEGA_TWIN_BATCHED_##batched(name, F)
 MEGA_KERNELS(MEGA_DEFINE)
 
