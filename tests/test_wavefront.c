@@ -8,8 +8,8 @@
 #include "pathwave.h"
 #include "api/renderer.h"
 #include "integrator/features.h"
-#include "integrator/wavefront.h"
-#include "integrator/wavefront_layout.h"
+#include "backend/wavefront/wavefront.h"
+#include "backend/wavefront/wavefront_layout.h"
 
 static float *render_split(pw_scene *s, pw_backend b, int w, int h, int spp, int wave_paths, int split, uint32_t seed,
                            int threads, pw_render_stats *stats);

@@ -3,7 +3,7 @@
  * feature that needs it) and is expanded into pw_path, the state a
  * megakernel thread keeps in registers and the CPU keeps on its stack.
  * The wavefront stores the same fields in structure-of-arrays form
- * (integrator/wavefront.h, pw_wf_load and pw_wf_store). Adding a field is
+ * (backend/wavefront/wavefront.h, pw_wf_load and pw_wf_store). Adding a field is
  * a line in the table (and, for the wavefront, its place in a group). */
 #ifndef PW_PATH_STATE_H
 #define PW_PATH_STATE_H

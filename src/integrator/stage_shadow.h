@@ -5,7 +5,7 @@
 #define PW_STAGE_SHADOW_H
 
 #include "integrator/path_state.h"
-#include "integrator/wave_queue.h"
+#include "integrator/soa.h"
 
 /* A connection to a light: contrib is added to the path's pixel when the
  * segment from ray.o to distance tmax is unoccluded. */
@@ -24,7 +24,7 @@ typedef struct pw_shadow_ray {
  * whose warps Nsight Compute found waiting on local loads and stores). */
 typedef struct pw_shadow_sink {
     pw_shadow_ray *rays;       /* the caller's array, or NULL */
-    pw_shadow_records records; /* else the records (wave_queue.h) */
+    pw_shadow_records records; /* else the records (integrator/soa.h) */
     uint32_t first;            /* the record of the path's first ray */
 } pw_shadow_sink;
 

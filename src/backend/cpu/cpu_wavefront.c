@@ -1,4 +1,4 @@
-/* CPU wavefront: the stages of integrator/wavefront.h, each run as one
+/* CPU wavefront: the stages of backend/wavefront/wavefront.h, each run as one
  * parallel loop over its queue. Path state lives in one allocation carved
  * into SoA arrays; a wave holds several samples of every pixel when they
  * fit, else one sample of as many pixels as fit (pw_wave_plan). */
@@ -8,7 +8,7 @@
 #include "backend/backend.h"
 #include "backend/cpu/parallel_for.h"
 #include "core/error.h"
-#include "integrator/wavefront_layout.h"
+#include "backend/wavefront/wavefront_layout.h"
 
 /* Paths in flight at once: 1M paths are about 184 MiB with one shadow
  * record a path (464 MiB with 8), and more gains nothing on a CPU. */

@@ -1,4 +1,4 @@
-/* CUDA wavefront: one kernel per stage of integrator/wavefront.h, over
+/* CUDA wavefront: one kernel per stage of backend/wavefront/wavefront.h, over
  * queues in device memory. Stage kernels are launched with the grid each
  * holds at once and read their item count from a device counter the
  * previous stage wrote, so no bounce waits for the host. A wave's
@@ -28,7 +28,7 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/cuda_state.h"
 #include "integrator/features.h"
-#include "integrator/wavefront_layout.h"
+#include "backend/wavefront/wavefront_layout.h"
 
 #define WAVE_BLOCK 128
 /* Most path slots the waves in flight take together when they can hold

@@ -22,7 +22,9 @@
 #ifndef PW_WAVEFRONT_H
 #define PW_WAVEFRONT_H
 
+#include "backend/wavefront/queue.h"
 #include "integrator/path.h"
+#include "integrator/soa.h"
 
 /* Shading keys: the material type of the hit, or a miss. */
 #define PW_WF_N_KEYS (PW_MAT_COUNT + 1)
@@ -72,7 +74,7 @@ PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0
  * or ends (PW_WF_HELD): most paths' first hits write nothing there.
  * Directions and throughputs are kept as full floats: packing them would
  * change the paths against the megakernel. Shadow records are
- * 40 bytes (pw_shadow_records, wave_queue.h). A path's records are its
+ * 40 bytes (pw_shadow_records, integrator/soa.h). A path's records are its
  * own, slot * per to slot * per + per - 1
  * (per: the most shadow rays a path makes at a hit), so shading writes
  * them without waiting on a queue's atomic, and connect, which goes

@@ -1,4 +1,4 @@
-#include "integrator/wavefront_layout.h"
+#include "backend/wavefront/wavefront_layout.h"
 
 
 #include <stdlib.h>

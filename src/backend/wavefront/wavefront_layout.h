@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "integrator/wavefront.h"
+#include "backend/wavefront/wavefront.h"
 
 #ifdef __cplusplus
 extern "C" {
