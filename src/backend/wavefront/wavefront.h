@@ -51,6 +51,36 @@ enum {
 PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0,
                  "TO_CONNECT and NEXT are no aligned pair");
 
+/* Depth, PW_WF_HELD and flags (16 bits: PW_PATH_* and the origin) share
+ * a word: depth is at most 1024 (the settings' bound). */
+#define PW_WF_FLAGS_SHIFT 16
+/* Whether the path's radiance slot holds what it gathered so far. A slot
+ * is written only once the path has gathered something, or ends: until
+ * then its radiance is zero and nothing reads or writes the slot, which
+ * spares most paths a write at their first hit and a read later
+ * (pw_wf_add_radiance). */
+#define PW_WF_HELD (1u << 15)
+PW_STATIC_ASSERT(PW_MAX_DEPTH_LIMIT + 1u < PW_WF_HELD, "depth (at most max depth + 1) overflows into the held bit");
+
+/* The path state (integrator/path_state.h) as the wavefront keeps it by
+ * queue position: groups of a vec3 of the path and a 32-bit word, 16
+ * bytes each, one load or store a group. The packing is declared here:
+ * G(group, the path's vec3, the word from path p and held, what the word W
+ * gives back to path p and *held). The radiance L is kept by slot (rad). */
+#define PW_WF_STATE(G)                                                                                             \
+    G(org, ray.o, p->prev_pdf, p.prev_pdf = W)                                                                     \
+    G(dir, ray.d, pw_int_as_float((int32_t)(p->depth | (held ? PW_WF_HELD : 0u) | p->flags << PW_WF_FLAGS_SHIFT)), \
+      (p.depth = pw_f4_bits(W) & (PW_WF_HELD - 1u), *held = (pw_f4_bits(W) & PW_WF_HELD) != 0,                    \
+       p.flags = pw_f4_bits(W) >> PW_WF_FLAGS_SHIFT))                                                              \
+    G(thr, beta, pw_int_as_float((int32_t)p->key), p.key = pw_f4_bits(W))
+#define PW_WF_STATE_MEMBER(g, vec, word, unpack) pw_f4 *g[2];
+#define PW_WF_STATE_BYTES(g, vec, word, unpack) +2 * sizeof(pw_f4)
+/* A path slot's bytes: the state groups in the current and the next
+ * queue, the slot of each position (4 each), the hit (8) and a triangle's
+ * (u, v) (8), the radiance (16) and the connect list's entry (8). */
+#define PW_WF_SLOT_BYTES ((0 PW_WF_STATE(PW_WF_STATE_BYTES)) + 2 * 4 + 8 + 8 + 16 + 8)
+PW_STATIC_ASSERT(PW_WF_SLOT_BYTES == 144, "a wavefront path slot is not the 144 bytes the comments say");
+
 /* Path state in structure-of-arrays form, each array a group of four
  * 4-byte fields that are read and written together. A path has a slot,
  * which is its sample (what gather and connect read), and, while it is
@@ -82,7 +112,7 @@ PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0
 typedef struct pw_wave {
     uint32_t cap;         /* path slots, and positions in each queue */
     uint32_t per;         /* shadow records a slot: the most shadow rays a path makes at a hit */
-    pw_f4 *org[2], *dir[2], *thr[2]; /* by position in queue[q], q the bounce's parity */
+    PW_WF_STATE(PW_WF_STATE_MEMBER) /* org, dir, thr: by position in queue[q], q the bounce's parity */
     uint32_t *queue[2];   /* the slot of each position of the current and next ray queue */
     pw_f2 *hit, *hit_uv;  /* by position in the current queue: (t, prim), and (u, v) of a triangle */
     pw_f4 *rad;           /* by slot */
@@ -91,32 +121,22 @@ typedef struct pw_wave {
     uint32_t *counters;   /* PW_WF_COUNTERS words */
 } pw_wave;
 
-/* Depth, PW_WF_HELD and flags (16 bits: PW_PATH_* and the origin) share
- * a word: depth is at most 1024 (the settings' bound). */
-#define PW_WF_FLAGS_SHIFT 16
-/* Whether the path's radiance slot holds what it gathered so far. A slot
- * is written only once the path has gathered something, or ends: until
- * then its radiance is zero and nothing reads or writes the slot, which
- * spares most paths a write at their first hit and a read later
- * (pw_wf_add_radiance). */
-#define PW_WF_HELD (1u << 15)
-PW_STATIC_ASSERT(PW_MAX_DEPTH_LIMIT + 1u < PW_WF_HELD, "depth (at most max depth + 1) overflows into the held bit");
 
 /* The path at position i of queue q, with zero radiance: what it gathered
  * so far stays in its slot where *held says so (pw_wf_add_radiance). */
 PW_HD pw_path pw_wf_load(const pw_wave *w, uint32_t q, uint32_t i, int *held)
 {
-    pw_f4 o = pw_f4_load(&w->org[q][i]), d = pw_f4_load(&w->dir[q][i]), t = pw_f4_load(&w->thr[q][i]);
     pw_path p;
-    p.ray.o = v3(o.x, o.y, o.z);
-    p.ray.d = v3(d.x, d.y, d.z);
-    p.beta = v3(t.x, t.y, t.z);
     p.L = v3s(0.0f);
-    p.prev_pdf = o.w;
-    p.depth = pw_f4_bits(d.w) & (PW_WF_HELD - 1u);
-    *held = (pw_f4_bits(d.w) & PW_WF_HELD) != 0;
-    p.key = pw_f4_bits(t.w);
-    p.flags = pw_f4_bits(d.w) >> PW_WF_FLAGS_SHIFT;
+#define PW_WF_LOAD(g, vec, word, unpack)                                                                           \
+    {                                                                                                              \
+        pw_f4 g4 = pw_f4_load(&w->g[q][i]);                                                                        \
+        float W = g4.w;                                                                                            \
+        p.vec = v3(g4.x, g4.y, g4.z);                                                                              \
+        unpack;                                                                                                    \
+    }
+    PW_WF_STATE(PW_WF_LOAD)
+#undef PW_WF_LOAD
     return p;
 }
 
@@ -124,10 +144,9 @@ PW_HD pw_path pw_wf_load(const pw_wave *w, uint32_t q, uint32_t i, int *held)
  * position i of queue q. */
 PW_HD void pw_wf_store(const pw_wave *w, uint32_t q, uint32_t i, const pw_path *p, int held)
 {
-    uint32_t df = p->depth | (held ? PW_WF_HELD : 0u) | p->flags << PW_WF_FLAGS_SHIFT;
-    pw_f4_store(&w->org[q][i], p->ray.o.x, p->ray.o.y, p->ray.o.z, p->prev_pdf);
-    pw_f4_store(&w->dir[q][i], p->ray.d.x, p->ray.d.y, p->ray.d.z, pw_int_as_float((int32_t)df));
-    pw_f4_store(&w->thr[q][i], p->beta.x, p->beta.y, p->beta.z, pw_int_as_float((int32_t)p->key));
+#define PW_WF_STORE(g, vec, word, unpack) pw_f4_store(&w->g[q][i], p->vec.x, p->vec.y, p->vec.z, word);
+    PW_WF_STATE(PW_WF_STORE)
+#undef PW_WF_STORE
 }
 
 /* Adds L, what one shading step gathered, to the radiance of slot i,

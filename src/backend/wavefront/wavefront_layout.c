@@ -17,9 +17,12 @@ static size_t carve(pw_wave *w, char *base, uint32_t cap, uint32_t per_path)
             w->field = (void *)(base + off);                                  \
         off += ((size_t)(count) * sizeof *t->field + 255) & ~(size_t)255;      \
     } while (0)
+#define STATE_ARRAY(g, vec, word, unpack) ARRAY(g[q], cap);
     for (int q = 0; q < 2; q++) {
-        ARRAY(org[q], cap); ARRAY(dir[q], cap); ARRAY(thr[q], cap); ARRAY(queue[q], cap);
+        PW_WF_STATE(STATE_ARRAY)
+        ARRAY(queue[q], cap);
     }
+#undef STATE_ARRAY
     ARRAY(hit, cap); ARRAY(hit_uv, cap); ARRAY(rad, cap); ARRAY(to_connect, cap);
     ARRAY(shadow.org, sc); ARRAY(shadow.dir, sc); ARRAY(shadow.gb, sc);
     ARRAY(counters, PW_WF_COUNTERS);
