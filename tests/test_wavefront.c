@@ -396,7 +396,9 @@ static void test_tuning_knobs(void **state)
         {"PATHWAVE_WAVE_TAIL", "30x0"}, {"PATHWAVE_WAVE_TAIL", "-5"},       {"PATHWAVE_WAVE_TAIL", "2.5"},
         {"PATHWAVE_WAVE_TAIL", "0x10"}, {"PATHWAVE_WAVE_TAIL", "inf"},      {"PATHWAVE_WAVE_TAIL", "4294967296"},
         {"PATHWAVE_WAVE_TAIL", " 7"},   {"PATHWAVE_MEGA_TILE", "3x4"},      {"PATHWAVE_MEGA_TILE", "2x2"},
-        {"PATHWAVE_MEGA_TILE", "16x4x"}, {"PATHWAVE_CPU_BVH", "4"},         {"PATHWAVE_WAVE_SLOTS", "3"},
+        {"PATHWAVE_MEGA_TILE", "16x4x"}, {"PATHWAVE_MEGA_TILE", "4294967312x1"}, {"PATHWAVE_MEGA_TILE", "-16x4"},
+        {"PATHWAVE_MEGA_TILE", " 16x4"}, {"PATHWAVE_MEGA_TILE", "16x+4"}, {"PATHWAVE_CPU_BVH", "4"},
+        {"PATHWAVE_WAVE_SLOTS", "3"},
         {"PATHWAVE_WAVE_GRAPH", "yes"}, {"PATHWAVE_CUDA_FLAT", "1025"},     {"PATHWAVE_CPU_WAVE_CAMERA", "1e-400"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -62,15 +62,29 @@ static pw_status read_small(const char *name, int lo, int hi, int *out)
 
 static int is_pow2(unsigned x) { return x && !(x & (x - 1)); }
 
+/* One side of a tile: 1 to 512, decimal digits only (no sign, no blank:
+ * sscanf's %u would take "-16" and numbers past 2^32, cut to 32 bits). */
+static int parse_side(const char *v, size_t n, unsigned *out)
+{
+    if (n == 0 || n > 3 || strspn(v, "0123456789") < n)
+        return 0;
+    unsigned x = 0;
+    for (size_t i = 0; i < n; i++)
+        x = 10 * x + (unsigned)(v[i] - '0');
+    *out = x;
+    return x >= 1 && x <= 512;
+}
+
 /* WxH, both powers of two, 8 to 512 pixels in all. */
 static pw_status read_tile(const char *name, int *w, int *h)
 {
     const char *v = knob(name);
-    unsigned tw, th;
-    char end;
     if (!v)
         return PW_OK;
-    if (sscanf(v, "%ux%u%c", &tw, &th, &end) != 2 || !is_pow2(tw) || !is_pow2(th) || tw * th < 8 || tw * th > 512)
+    const char *x = strchr(v, 'x');
+    unsigned tw = 0, th = 0;
+    if (!x || !parse_side(v, (size_t)(x - v), &tw) || !parse_side(x + 1, strlen(x + 1), &th) || !is_pow2(tw) ||
+        !is_pow2(th) || tw * th < 8 || tw * th > 512)
         return bad(name, v, "WxH with W and H powers of two and 8 to 512 pixels in all");
     *w = (int)tw, *h = (int)th;
     return PW_OK;

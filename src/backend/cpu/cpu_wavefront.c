@@ -86,7 +86,9 @@ typedef struct shade_out {
     PW_ALIGNAS(8) uint32_t counters[PW_WF_COUNTERS];
     uint32_t next[CHUNK];
     pw_f2 to_connect[CHUNK];
-    pw_f4 org[CHUNK], dir[CHUNK], thr[CHUNK];
+#define SHADE_OUT_GROUP(g, vec, word, unpack) pw_f4 g[CHUNK];
+    PW_WF_STATE(SHADE_OUT_GROUP) /* the path state's groups (PW_WF_STATE) */
+#undef SHADE_OUT_GROUP
 } shade_out;
 
 /* Shades items [b, e), at most CHUNK of them, into o, then moves what they
@@ -101,7 +103,9 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
     lw.counters = o->counters;
     lw.to_connect = o->to_connect;
     lw.queue[nq] = o->next;
-    lw.org[nq] = o->org, lw.dir[nq] = o->dir, lw.thr[nq] = o->thr;
+#define POINT_AT_GROUP(g, vec, word, unpack) lw.g[nq] = o->g;
+    PW_WF_STATE(POINT_AT_GROUP)
+#undef POINT_AT_GROUP
     shade_items(c, &lw, b, e);
 
     uint32_t n_connect = o->counters[PW_WF_TO_CONNECT], n_next = o->counters[PW_WF_NEXT];
@@ -110,9 +114,9 @@ static void shade_piece(const stage_ctx *c, shade_out *o, uint32_t b, uint32_t e
            n_connect * sizeof *o->to_connect);
     uint32_t next = pw_wf_alloc(&w->counters[PW_WF_NEXT], n_next);
     memcpy(w->queue[nq] + next, o->next, n_next * sizeof *o->next);
-    memcpy(w->org[nq] + next, o->org, n_next * sizeof *o->org);
-    memcpy(w->dir[nq] + next, o->dir, n_next * sizeof *o->dir);
-    memcpy(w->thr[nq] + next, o->thr, n_next * sizeof *o->thr);
+#define COPY_GROUP(g, vec, word, unpack) memcpy(w->g[nq] + next, o->g, n_next * sizeof *o->g);
+    PW_WF_STATE(COPY_GROUP)
+#undef COPY_GROUP
 }
 
 /* Shade takes queue slots item by item through the wave's shared counters
