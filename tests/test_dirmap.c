@@ -197,7 +197,7 @@ static void bounce_rays(const maps_under_test *t, test_rng *g, int n, pw_vec3 ce
         pw_offsets off = pw_offsets_make(p, nrm, r.d, 1, sp.r, 0); /* the renderer's origin off a sphere */
         r.o = i % 16 == 5 ? v3_add(p, v3_scale(trng_dir(g), sp.r * 0.01f * (float)trng_unif(g)))
                           : pw_offsets_for(&off, r.d);
-        check_ray(t, r, pw_origin_of_prim(v, k), PW_INF, 0, "bounce ray", c);
+        check_ray(t, r, pw_self_hint(v, k), PW_INF, 0, "bounce ray", c);
     }
 }
 

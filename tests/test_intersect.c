@@ -115,8 +115,8 @@ static void sphere_list_walk(void **state)
                 best = t, prim = k;
         }
         pw_hit h, ha;
-        int hit = pw_trace_from(&v, rays[i], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h);
-        int any = pw_trace_from(&v, rays[i], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 1, &ha);
+        int hit = pw_trace_from(&v, rays[i], PW_SELF_UNKNOWN, 0.0f, PW_INF, 0, &h);
+        int any = pw_trace_from(&v, rays[i], PW_SELF_UNKNOWN, 0.0f, PW_INF, 1, &ha);
         assert_int_equal(hit, best > 0.0f);
         assert_int_equal(any, best > 0.0f);
         if (hit) {
@@ -126,9 +126,9 @@ static void sphere_list_walk(void **state)
     }
     /* Two of the distances known exactly, and a ray with every sphere behind it: no hit. */
     pw_hit h;
-    assert_true(pw_trace_from(&v, rays[0], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h) && h.prim == 0 && h.t == 4.0f);
-    assert_true(pw_trace_from(&v, rays[1], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h) && h.prim == 0 && h.t == 1.0f);
-    assert_false(pw_trace_from(&v, rays[3], PW_ORIGIN_UNKNOWN, 0.0f, PW_INF, 0, &h));
+    assert_true(pw_trace_from(&v, rays[0], PW_SELF_UNKNOWN, 0.0f, PW_INF, 0, &h) && h.prim == 0 && h.t == 4.0f);
+    assert_true(pw_trace_from(&v, rays[1], PW_SELF_UNKNOWN, 0.0f, PW_INF, 0, &h) && h.prim == 0 && h.t == 1.0f);
+    assert_false(pw_trace_from(&v, rays[3], PW_SELF_UNKNOWN, 0.0f, PW_INF, 0, &h));
 }
 
 /* A small sphere far away: the naive b^2 - c discriminant loses every digit

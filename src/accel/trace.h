@@ -57,6 +57,21 @@ PW_HD int pw_sphere_list_walk(const pw_sphere *spheres, uint32_t n_spheres, pw_r
     return best != PW_NO_HIT;
 }
 
+/* The self hint a ray carries for the accel layer (after Cycles'
+ * ray.self): what the layer keeps of the primitive the ray leaves, made
+ * by pw_self_hint when the ray is made, PW_SELF_CAMERA for a camera ray.
+ * It fits in PW_SELF_BITS bits. The layer may use it to take a cheaper
+ * walk (the sphere groups' direction maps take the map of the sphere the
+ * ray leaves, the wavefront's extend walks camera rays in order) and
+ * never needs it to be right: PW_SELF_UNKNOWN is always allowed. */
+#define PW_SELF_BITS 8u
+#define PW_SELF_CAMERA PW_ORIGIN_LENS
+#define PW_SELF_UNKNOWN PW_ORIGIN_UNKNOWN
+PW_HD uint32_t pw_self_hint(const pw_scene_view *s, uint32_t prim)
+{
+    return pw_prim_is_sphere(s, prim) && prim < PW_ORIGIN_LENS ? prim : PW_ORIGIN_UNKNOWN;
+}
+
 /* The scene's whole list. */
 PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
@@ -68,10 +83,9 @@ PW_HD int pw_trace_sphere_list(const pw_scene_view *s, pw_ray r, float tmin, flo
  * where two triangles tie exactly (a ray through their shared edge), the
  * layouts and walk orders (the GPU's sorted 4-wide walk, the CPU's 8-wide
  * tree) may report either one. With any_hit only the verdict is defined:
- * which occluder is reported differs between layouts. origin tells where
- * the ray starts (a PW_ORIGIN_* or the sphere a bounce leaves), for the
- * sphere groups' direction maps. */
-PW_HD int pw_trace_from(const pw_scene_view *s, pw_ray r, uint32_t origin, float tmin, float tmax, int any_hit,
+ * which occluder is reported differs between layouts. self is the ray's
+ * self hint (pw_self_hint). */
+PW_HD int pw_trace_from(const pw_scene_view *s, pw_ray r, uint32_t self, float tmin, float tmax, int any_hit,
                         pw_hit *hit)
 {
 #if !PW_DEVICE_CODE
@@ -89,17 +103,16 @@ PW_HD int pw_trace_from(const pw_scene_view *s, pw_ray r, uint32_t origin, float
     if (s->flat_spheres == PW_FLAT_LIST)
         return pw_trace_sphere_list(s, r, tmin, tmax, any_hit, hit);
     if (s->flat_spheres == PW_FLAT_GROUPS)
-        return pw_trace_sphere_groups(s, r, origin, tmin, tmax, any_hit, hit);
+        return pw_trace_sphere_groups(s, r, self, tmin, tmax, any_hit, hit);
     if (s->wide_bvh)
         return pw_bvh4_trace(s, r, tmin, tmax, any_hit, hit);
     return pw_bvh_trace(s, r, tmin, tmax, any_hit, hit);
 }
 
-/* pw_trace_from for a ray whose origin is not known (only the sphere
- * groups' direction maps use it: see sphere_dirmap.h). */
+/* pw_trace_from for a ray without a self hint. */
 PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int any_hit, pw_hit *hit)
 {
-    return pw_trace_from(s, r, PW_ORIGIN_UNKNOWN, tmin, tmax, any_hit, hit);
+    return pw_trace_from(s, r, PW_SELF_UNKNOWN, tmin, tmax, any_hit, hit);
 }
 
 /* Closest hits for the GPU wavefront's extend stage, a kernel that does
@@ -112,13 +125,13 @@ PW_HD int pw_trace(const pw_scene_view *s, pw_ray r, float tmin, float tmax, int
  * (through pw_path_step: bunnies-mixed:16, :64 and the bunny a little
  * faster, the sphere scenes unchanged); the megakernels keep pw_trace's
  * walk. */
-PW_HD int pw_trace_extend(const pw_scene_view *s, pw_ray r, uint32_t origin, float tmin, float tmax, pw_hit *hit)
+PW_HD int pw_trace_extend(const pw_scene_view *s, pw_ray r, uint32_t self, float tmin, float tmax, pw_hit *hit)
 {
 #if PW_DEVICE_CODE
-    if (origin != PW_ORIGIN_LENS && s->wide_bvh && s->flat_spheres == PW_FLAT_NONE)
+    if (self != PW_SELF_CAMERA && s->wide_bvh && s->flat_spheres == PW_FLAT_NONE)
         return pw_bvh4_trace_postponed(s, r, tmin, tmax, hit);
 #endif
-    return pw_trace_from(s, r, origin, tmin, tmax, 0, hit);
+    return pw_trace_from(s, r, self, tmin, tmax, 0, hit);
 }
 
 #endif

@@ -33,7 +33,7 @@ PW_HD int pw_path_step(const pw_scene_view *s, const pw_render_params *prm, pw_p
     pw_shadow_ray sh[PW_MAX_SHADOW];
     pw_hit h;
     (*ext_rays)++;
-    if (!pw_trace_extend(s, p->ray, pw_path_origin(p), s->t_min, PW_INF, &h)) {
+    if (!pw_trace_extend(s, p->ray, pw_path_self(p), s->t_min, PW_INF, &h)) {
         pw_path_miss(s, prm, p);
         return 0;
     }

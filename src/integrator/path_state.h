@@ -15,10 +15,10 @@
 /* Path flags. */
 #define PW_PATH_SPECULAR 1u        /* last vertex was the camera or a specular lobe: emission gets full weight */
 #define PW_PATH_COUNT_EMISSION 2u  /* toy mode: emission is counted at the next hit */
-/* Bits 8-15 of the flags: where the path's ray starts, the lens or the
- * sphere it leaves (PW_ORIGIN_*, accel/sphere_dirmap.h), which picks the
- * direction map its closest hit goes through in a scene of sphere groups. */
-#define PW_PATH_ORIGIN_SHIFT 8u
+/* Bits 8-15 of the flags: the ray's self hint for the accel layer (the
+ * primitive it leaves, as pw_self_hint codes it: accel/trace.h). */
+#define PW_PATH_SELF_SHIFT 8u
+PW_STATIC_ASSERT(PW_PATH_SELF_SHIFT + PW_SELF_BITS <= 16u, "the self hint overflows the flags' 16 bits");
 
 /* X(type, name, bytes, feature): the path state. Features: ALL (every
  * path), MIS (multiple importance sampling against the lights). */
@@ -45,15 +45,8 @@ PW_PATH_STATE(PW_PATH_STATE_FIELD_CHECK)
 PW_STATIC_ASSERT(sizeof(pw_path) == PW_PATH_BYTES, "pw_path has padding the state table does not list");
 PW_SIZE_CHECK(pw_path, 64);
 
-PW_HD uint32_t pw_flags_origin(uint32_t flags) { return flags >> PW_PATH_ORIGIN_SHIFT & 0xffu; }
-PW_HD uint32_t pw_path_origin(const pw_path *p) { return pw_flags_origin(p->flags); }
-
-/* The origin code of a ray that leaves primitive prim: the sphere's id
- * where it fits in eight bits. */
-PW_HD uint32_t pw_origin_of_prim(const pw_scene_view *s, uint32_t prim)
-{
-    return pw_prim_is_sphere(s, prim) && prim < PW_ORIGIN_LENS ? prim : PW_ORIGIN_UNKNOWN;
-}
+PW_HD uint32_t pw_flags_self(uint32_t flags) { return flags >> PW_PATH_SELF_SHIFT & ((1u << PW_SELF_BITS) - 1u); }
+PW_HD uint32_t pw_path_self(const pw_path *p) { return pw_flags_self(p->flags); }
 
 /* A path that is no path: what a variable holds before its first begin. */
 PW_HD pw_path pw_path_none(void)
@@ -75,7 +68,7 @@ PW_HD pw_path pw_path_start(pw_ray ray, uint32_t key)
     p.L = v3s(0.0f);
     p.prev_pdf = 0.0f;
     p.depth = 0;
-    p.flags = PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION | PW_ORIGIN_LENS << PW_PATH_ORIGIN_SHIFT;
+    p.flags = PW_PATH_SPECULAR | PW_PATH_COUNT_EMISSION | PW_SELF_CAMERA << PW_PATH_SELF_SHIFT;
     return p;
 }
 

@@ -171,14 +171,13 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
         return 0;
     p->beta = v3_mul(p->beta, bs.weight);
     p->prev_pdf = bs.pdf;
-    /* The origin only serves the sphere groups' maps, which the kernels
-     * for basic materials trace: the others leave it unknown (working it
-     * out made the megakernel for every material slower on the Veach
-     * scene; docs/PERFORMANCE.md). */
-
-    uint32_t origin = kinds == PW_KINDS_BASIC ? pw_origin_of_prim(s, h->prim) : PW_ORIGIN_UNKNOWN;
+    /* The next ray's self hint (accel/trace.h). Renders of every material
+     * kind leave it unknown: their kernels walk no structure that reads it,
+     * and making it slowed their megakernel on the Veach scene
+     * (docs/PERFORMANCE.md). */
+    uint32_t self = kinds == PW_KINDS_BASIC ? pw_self_hint(s, h->prim) : PW_SELF_UNKNOWN;
     p->flags = (bs.specular ? PW_PATH_SPECULAR : 0u) | (m->type != PW_MAT_LAMBERT ? PW_PATH_COUNT_EMISSION : 0u) |
-               origin << PW_PATH_ORIGIN_SHIFT;
+               self << PW_PATH_SELF_SHIFT;
     p->ray.o = pw_offsets_for(&off, bs.wi);
     p->ray.d = bs.wi;
     p->depth++;

@@ -51,7 +51,7 @@ enum {
 PW_STATIC_ASSERT(PW_WF_NEXT == PW_WF_TO_CONNECT + 1 && PW_WF_TO_CONNECT % 2 == 0,
                  "TO_CONNECT and NEXT are no aligned pair");
 
-/* Depth, PW_WF_HELD and flags (16 bits: PW_PATH_* and the origin) share
+/* Depth, PW_WF_HELD and flags (16 bits: PW_PATH_* and the self hint) share
  * a word: depth is at most 1024 (the settings' bound). */
 #define PW_WF_FLAGS_SHIFT 16
 /* Whether the path's radiance slot holds what it gathered so far. A slot
@@ -257,13 +257,13 @@ PW_HD uint32_t pw_wf_shade_key(const pw_scene_view *s, uint32_t prim)
     return prim == PW_NO_HIT ? (uint32_t)PW_MAT_COUNT : s->mats[pw_prim_material(s, prim)].type;
 }
 
-/* extend: the closest hit of ray r, starting at origin (a PW_ORIGIN_* or
- * the sphere it leaves), for position i of the queue (pw_trace_extend);
- * returns its primitive (PW_NO_HIT on a miss). */
-PW_HD_INLINE uint32_t pw_wf_extend_ray(const pw_wave *w, const pw_scene_view *s, pw_ray r, uint32_t origin, uint32_t i)
+/* extend: the closest hit of ray r, with its self hint (accel/trace.h),
+ * for position i of the queue (pw_trace_extend); returns its primitive
+ * (PW_NO_HIT on a miss). */
+PW_HD_INLINE uint32_t pw_wf_extend_ray(const pw_wave *w, const pw_scene_view *s, pw_ray r, uint32_t self, uint32_t i)
 {
     pw_hit h;
-    pw_trace_extend(s, r, origin, s->t_min, PW_INF, &h);
+    pw_trace_extend(s, r, self, s->t_min, PW_INF, &h);
     pw_f2_store(&w->hit[i], h.t, pw_int_as_float((int32_t)h.prim));
     if (h.prim != PW_NO_HIT && !pw_prim_is_sphere(s, h.prim))
         pw_f2_store(&w->hit_uv[i], h.u, h.v);
@@ -277,7 +277,7 @@ PW_HD uint32_t pw_wf_extend(const pw_wave *w, const pw_scene_view *s, uint32_t q
     pw_ray r;
     r.o = v3(o.x, o.y, o.z);
     r.d = v3(d.x, d.y, d.z);
-    return pw_wf_extend_ray(w, s, r, pw_flags_origin(pw_f4_bits(d.w) >> PW_WF_FLAGS_SHIFT), i);
+    return pw_wf_extend_ray(w, s, r, pw_flags_self(pw_f4_bits(d.w) >> PW_WF_FLAGS_SHIFT), i);
 }
 
 /* extend for item i of a wave whose camera paths are made where they are
@@ -286,7 +286,7 @@ PW_HD uint32_t pw_wf_extend_camera(const pw_wave *w, const pw_scene_view *s, con
                                    uint32_t first_pixel, uint32_t pixels, uint32_t first_sample)
 {
     pw_path p = pw_wf_camera_path(s, prm, i, first_pixel, pixels, first_sample);
-    return pw_wf_extend_ray(w, s, p.ray, PW_ORIGIN_LENS, i);
+    return pw_wf_extend_ray(w, s, p.ray, PW_SELF_CAMERA, i);
 }
 
 /* A path shaded at its hit (pw_wf_shade_hit), before it takes its entry
