@@ -276,7 +276,7 @@ PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *pr
         if (active) {
             if (need_trace) {
                 (*ext_rays)++;
-                alive = pw_trace_from(s, p.ray, pw_path_self(&p), s->t_min, PW_INF, 0, &h);
+                alive = pw_path_intersect(s, &p, &h) == PW_NEXT_SHADE_SURFACE;
                 if (!alive)
                     pw_path_miss(s, prm, &p);
             }

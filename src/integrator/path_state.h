@@ -20,6 +20,17 @@
 #define PW_PATH_SELF_SHIFT 8u
 PW_STATIC_ASSERT(PW_PATH_SELF_SHIFT + PW_SELF_BITS <= 16u, "the self hint overflows the flags' 16 bits");
 
+/* The stages a path goes through (integrator/path.h), as each stage
+ * function names the one to run next: END and INTERSECT are 0 and 1, so
+ * a stage's answer reads as whether the path goes on. Shade surface's
+ * light samples are traced (stage shadow) before the next stage runs. */
+typedef enum pw_next {
+    PW_NEXT_END = 0,
+    PW_NEXT_INTERSECT = 1,
+    PW_NEXT_SHADE_SURFACE = 2,
+    PW_NEXT_SHADE_BACKGROUND = 3
+} pw_next;
+
 /* X(type, name, bytes, feature): the path state. Features: ALL (every
  * path), MIS (multiple importance sampling against the lights). */
 #define PW_PATH_STATE(X)                                                                                   \

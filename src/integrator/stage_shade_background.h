@@ -8,12 +8,13 @@
 
 /* The environment seen by a ray that left the scene; an environment map is
  * also light-sampled, so BSDF-sampled rays that reach it are MIS-weighted. */
-PW_HD void pw_path_miss(const pw_scene_view *s, const pw_render_params *prm, pw_path *p)
+PW_HD pw_next pw_path_miss(const pw_scene_view *s, const pw_render_params *prm, pw_path *p)
 {
     float w = 1.0f;
     if (s->env_prob > 0.0f && prm->light_mode == PW_LIGHT_MODE_MIS && !(p->flags & PW_PATH_SPECULAR))
         w = pw_power_heuristic(p->prev_pdf, s->env_prob * pw_env_pdf(&s->env, p->ray.d));
     p->L = v3_add_rn(p->L, v3_scale(v3_mul(p->beta, pw_env_radiance(&s->env, p->ray.d)), w));
+    return PW_NEXT_END;
 }
 
 #endif

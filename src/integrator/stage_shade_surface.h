@@ -130,9 +130,10 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
 
 /* Shades the hit: adds emission, puts up to PW_MAX_SHADOW shadow rays into
  * shadows (*n_shadows of them), samples the next direction and plays
- * Russian roulette. Returns 1 while the path goes on, with p->ray set to
- * the next segment. */
-PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, const pw_hit *h,
+ * Russian roulette. Next: intersect while the path goes on, with p->ray
+ * set to the next segment, else the end (either once the shadow rays are
+ * traced). */
+PW_HD pw_next pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_path *p, const pw_hit *h,
                         const pw_shadow_sink *shadows, int *n_shadows, uint32_t kinds)
 {
     *n_shadows = 0;
@@ -154,7 +155,7 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     }
     pw_path_add_emission(s, prm, p, &sf, m);
     if (p->depth >= prm->max_depth)
-        return 0;
+        return PW_NEXT_END;
     pw_rng rng = pw_rng_for_bounce(p->key, p->depth + 1);
     /* A toy Lambert hit sends three rays from the point, usually all on
      * the side the path arrived from: off a triangle, the CPU computes
@@ -168,7 +169,7 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
         *n_shadows = pw_path_sample_light(s, p, &sf, m, &off, &rng, shadows, kinds);
     pw_bsdf_sample bs;
     if (!pw_bsdf_sample_kinds(m, &sf, p->ray.d, &rng, &bs, kinds))
-        return 0;
+        return PW_NEXT_END;
     p->beta = v3_mul(p->beta, bs.weight);
     p->prev_pdf = bs.pdf;
     /* The next ray's self hint (accel/trace.h). Renders of every material
@@ -184,10 +185,10 @@ PW_HD int pw_path_shade(const pw_scene_view *s, const pw_render_params *prm, pw_
     if (p->depth >= prm->rr_depth) {
         float survive = pw_minf(1.0f, v3_maxc(p->beta));
         if (pw_rng_next(&rng) >= survive)
-            return 0;
+            return PW_NEXT_END;
         p->beta = v3_scale(p->beta, pw_div_approx(1.0f, survive));
     }
-    return !v3_is_zero(p->beta);
+    return v3_is_zero(p->beta) ? PW_NEXT_END : PW_NEXT_INTERSECT;
 }
 
 #endif

@@ -148,7 +148,7 @@ __device__ static void mega_pool_batched(const pw_scene_view *s, const pw_render
         int shade = 0;
         if (tracing) {
             (*ext_rays)++;
-            shade = pw_trace_from(s, p.ray, pw_path_self(&p), s->t_min, PW_INF, 0, &h);
+            shade = pw_path_intersect(s, &p, &h) == PW_NEXT_SHADE_SURFACE;
             if (!shade) {
                 pw_path_miss(s, prm, &p);
                 pw_pool_store(pool, prm, item, p.L);
