@@ -548,6 +548,53 @@ static void point_light_matches_closed_form(void **state)
     pw_scene_free(s);
 }
 
+/* The film's imaging ratio, pbrt-v4's exposure time (shutterclose -
+ * shutteropen) x ISO / 100 of its default sensor: the same render with
+ * Film "iso" 200 is twice the default's, to the bit (a power of two), and
+ * a shutter open for half the time halves it; a shutter that never opens
+ * and a non-positive ISO are errors naming the line. */
+#define FILM_SCENE(camera, film)                                                                                   \
+    "LookAt 0 4 0  0 0 0  0 0 -1\nCamera \"perspective\" \"float fov\" 60 " camera "\n"                               \
+    "Film \"rgb\" \"integer xresolution\" 8 \"integer yresolution\" 8 " film "\n"                                       \
+    "WorldBegin\nMaterial \"diffuse\" \"rgb reflectance\" [0.5 0.6 0.7]\n"                                           \
+    "Shape \"trianglemesh\" \"point3 P\" [-3 0 -3 3 0 -3 3 0 3 -3 0 3] \"integer indices\" [0 2 1 0 3 2]\n"          \
+    "LightSource \"point\" \"point3 from\" [0 1.5 0] \"rgb I\" [5 10 15]\n"
+static void film_iso_and_shutter_scale_the_image(void **state)
+{
+    (void)state;
+    static const char *const texts[3] = {FILM_SCENE("", ""), FILM_SCENE("", "\"float iso\" 200"),
+                                         FILM_SCENE("\"float shutteropen\" 0.25 \"float shutterclose\" 0.75", "")};
+    const float want_scale[3] = {1.0f, 2.0f, 0.5f};
+    const test_render tiny = {8, 8, 4, 1, 5, PW_LIGHT_MODE_MIS, 7, 0};
+    float *img[3];
+    for (int k = 0; k < 3; k++) {
+        pw_scene *s = load_ok(texts[k]);
+        assert_int_equal(warned.count, 0);
+        assert_true(s->film_scale == want_scale[k]);
+        img[k] = test_render_image(s, &tiny);
+        pw_scene_free(s);
+    }
+    double mean = 0.0;
+    for (int i = 0; i < 3 * 8 * 8; i++) {
+        mean += img[0][i];
+        if (img[1][i] != 2.0f * img[0][i] || img[2][i] != 0.5f * img[0][i])
+            fail_msg("value %d: %g at iso 200 and %g at half the exposure, against %g", i, img[1][i], img[2][i],
+                     img[0][i]);
+    }
+    assert_true(mean > 0.0);
+    for (int k = 0; k < 3; k++)
+        free(img[k]);
+    char path[256];
+    write_file("shut.pbrt", FILM_SCENE("\"float shutteropen\" 1 \"float shutterclose\" 1", ""), path, sizeof path);
+    const char *msg = load_fails(path, PW_ERR_FORMAT);
+    if (!strstr(msg, "shut.pbrt:2:") || !strstr(msg, "leave the shutter closed"))
+        fail_msg("shutter message: %s", msg);
+    write_file("iso.pbrt", FILM_SCENE("", "\"float iso\" -100"), path, sizeof path);
+    msg = load_fails(path, PW_ERR_FORMAT);
+    if (!strstr(msg, "iso.pbrt:") || !strstr(msg, "not a positive ISO"))
+        fail_msg("iso message: %s", msg);
+}
+
 /* LightSource "distant": irradiance L times scale travelling from "from"
  * toward "to" under the current transform; every pixel of the plane is
  * a / pi * E * cos(theta) to 1e-4. */
@@ -900,6 +947,7 @@ int main(void)
         cmocka_unit_test(image_texture_renders_on_quad),
         cmocka_unit_test(point_light_matches_closed_form),
         cmocka_unit_test(distant_light_matches_closed_form),
+        cmocka_unit_test(film_iso_and_shutter_scale_the_image),
         cmocka_unit_test(rough_dielectric_alpha),
         cmocka_unit_test(infinite_light_map_and_orientation),
         cmocka_unit_test(errors_name_file_line_column),

@@ -282,5 +282,10 @@ pw_status pw_renderer_image(pw_renderer *r, float *rgb)
         for (int c = 0; c < 3; c++)
             rgb[3 * i + c] = r->job.sum[3 * i + c] * inv;
     }
+    /* The film's imaging ratio (pw_scene.film_scale), where a scene sets one. */
+    float scale = r->job.scene->film_scale;
+    if (scale != 1.0f)
+        for (size_t i = 0; i < 3 * npix; i++)
+            rgb[i] *= scale;
     return PW_OK;
 }

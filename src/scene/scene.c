@@ -21,6 +21,7 @@ pw_scene *pw_scene_alloc(const char *name)
     s->env.scale = 1.0f;
     s->cam.up = v3(0, 1, 0);
     s->cam.vfov_deg = 40.0f;
+    s->film_scale = 1.0f;
     s->defaults.width = 640;
     s->defaults.height = 480;
     s->defaults.spp = 64;

@@ -23,6 +23,10 @@ typedef struct pw_camera_desc {
 
 struct pw_scene {
     char name[256];
+    /* The film's imaging ratio: every pixel value is multiplied by it when
+     * the image is read (pbrt-v4's exposure time x ISO / 100 of its
+     * default sensor). 1 unless the scene file sets it. */
+    float film_scale;
     pw_sphere *spheres;
     uint32_t *sphere_mat;
     uint32_t n_spheres, cap_spheres;

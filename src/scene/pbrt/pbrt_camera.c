@@ -24,6 +24,17 @@ pw_status pbrt_camera(pbrt_ctx *c, const char *type, pbrt_params *ps)
         return pbrt_param_error(pbrt_param_find(ps, "lensradius"), ps, "must not be negative");
     if (!(r->focal_distance > 0.0f))
         return pbrt_param_error(pbrt_param_find(ps, "focaldistance"), ps, "must be positive");
+    /* The shutter's interval is the film's exposure time (pbrt-v4 scales
+     * the image by it); the camera itself does not move. */
+    float open, close;
+    if ((st = pbrt_get_float(ps, "shutteropen", 0.0f, &open)) != PW_OK ||
+        (st = pbrt_get_float(ps, "shutterclose", 1.0f, &close)) != PW_OK)
+        return st;
+    if (!isfinite(open) || !isfinite(close) || !(close - open > 0.0f))
+        return pbrt_error_at(ps->path, ps->line, ps->col,
+                             "Camera: shutteropen %g and shutterclose %g leave the shutter closed (a black image)",
+                             open, close);
+    r->exposure = close - open;
     pbrt_mat4 inv;
     if (!pbrt_mat_inverse(&c->gs.ctm, &inv))
         return pbrt_error_at(ps->path, ps->line, ps->col, "Camera: the current transform is singular");
@@ -53,8 +64,11 @@ pw_status pbrt_film(pbrt_ctx *c, const char *type, pbrt_params *ps)
     pw_status st;
     if ((st = get_range(ps, "xresolution", 1280, 1, 32768, &c->xres)) != PW_OK ||
         (st = get_range(ps, "yresolution", 720, 1, 32768, &c->yres)) != PW_OK ||
-        (st = pbrt_get_string(ps, "filename", "", &filename)) != PW_OK)
+        (st = pbrt_get_string(ps, "filename", "", &filename)) != PW_OK ||
+        (st = pbrt_get_float(ps, "iso", 100.0f, &c->iso)) != PW_OK)
         return st;
+    if (!(c->iso > 0.0f) || !isfinite(c->iso))
+        return pbrt_param_error(pbrt_param_find(ps, "iso"), ps, "%g is not a positive ISO", c->iso);
     c->scene->defaults.width = c->xres;
     c->scene->defaults.height = c->yres;
     pbrt_warn_unused(c, ps, "Film");
@@ -115,5 +129,8 @@ pw_status pbrt_camera_finish(pbrt_ctx *c)
     d->aperture = 2.0f * lens;
     d->focus_dist = lens > 0.0f ? focal : 1.0f;
     d->mirror_x = v3_dot(v3_cross(fwd, d->up), right) < 0.0f;
+    /* pbrt-v4's default sensor (cie1931) scales the image by its imaging
+     * ratio, exposure time x ISO / 100: 1 with the defaults. */
+    c->scene->film_scale = (c->cam.seen ? c->cam.exposure : 1.0f) * c->iso / 100.0f;
     return PW_OK;
 }

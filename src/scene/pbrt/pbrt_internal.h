@@ -232,6 +232,7 @@ typedef struct pbrt_camera_rec {
     int seen;
     pbrt_mat4 camera_from_world;
     float fov, lens_radius, focal_distance;
+    float exposure; /* shutterclose - shutteropen: the film's exposure time */
     const char *path; /* where the Camera directive was, for messages */
     int line;
 } pbrt_camera_rec;
@@ -261,6 +262,7 @@ typedef struct pbrt_ctx {
     uint32_t default_mat;
     pbrt_camera_rec cam;
     int xres, yres;
+    float iso; /* the Film's, for its imaging ratio (pbrt_camera_finish) */
     char **files; /* every file read, kept until the end: recorded shapes and messages point at these names */
     uint32_t n_files, cap_files;
     char **warned; /* keys already warned about, so each is reported once */

@@ -688,6 +688,7 @@ pw_status pw_pbrt_load(const char *path, pw_scene **out)
     c.gs.ctm = pbrt_mat_identity();
     c.gs.material = UINT32_MAX;
     c.gs.material_ref = UINT32_MAX;
+    c.iso = 100.0f;
     c.xres = 1280;
     c.yres = 720;
     const char *slash = strrchr(path, '/');
