@@ -10,6 +10,7 @@
  * untouched and no temporary file, a link keeps pointing at the replaced
  * file, permissions are kept. */
 #include "test_common.h"
+#include "film/white_balance.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -820,6 +821,42 @@ static int remove_dir(void **state)
     return rmdir(dir);
 }
 
+/* White balance (film/white_balance.h): the daylight locus passes through
+ * D65 at 6504 K; balancing from 6504 K changes nearly nothing; and from
+ * any other temperature the illuminant's own white becomes grey (the RGB
+ * of D65, 1 1 1 at Y = 1), which is what a von Kries adaptation does. */
+static void white_balance_maps_illuminant_white_to_grey(void **state)
+{
+    (void)state;
+    double x, y;
+    assert_true(pw_daylight_xy(6504.0, &x, &y));
+    if (fabs(x - 0.3127) > 5e-4 || fabs(y - 0.3290) > 5e-4)
+        fail_msg("daylight at 6504 K: (%.5f, %.5f), D65 is (0.3127, 0.3290)", x, y);
+    float m[9];
+    assert_true(pw_white_balance_srgb(6504.0, m));
+    for (int i = 0; i < 9; i++)
+        if (fabs(m[i] - (i % 4 == 0 ? 1.0 : 0.0)) > 5e-3)
+            fail_msg("balance from 6504 K: entry %d is %g, not the identity's", i, m[i]);
+    static const double rgb_from_xyz[9] = {3.2404542, -1.5371385, -0.4985314, -0.9692660, 1.8760108,
+                                           0.0415560, 0.0556434,  -0.2040259, 1.0572252};
+    const double temps[] = {4000.0, 5000.0, 6000.0, 7500.0, 10000.0, 25000.0};
+    for (size_t k = 0; k < sizeof temps / sizeof temps[0]; k++) {
+        assert_true(pw_daylight_xy(temps[k], &x, &y));
+        assert_true(pw_white_balance_srgb(temps[k], m));
+        double xyz[3] = {x / y, 1.0, (1.0 - x - y) / y}, rgb[3];
+        for (int i = 0; i < 3; i++)
+            rgb[i] = rgb_from_xyz[3 * i] * xyz[0] + rgb_from_xyz[3 * i + 1] * xyz[1] + rgb_from_xyz[3 * i + 2] * xyz[2];
+        for (int i = 0; i < 3; i++) {
+            double out = m[3 * i] * rgb[0] + m[3 * i + 1] * rgb[1] + m[3 * i + 2] * rgb[2];
+            if (fabs(out - 1.0) > 1e-4)
+                fail_msg("%g K: its white balances to channel %d = %.6f, not 1", temps[k], i, out);
+        }
+    }
+    assert_false(pw_white_balance_srgb(3999.0, m));
+    assert_false(pw_white_balance_srgb(25001.0, m));
+    assert_false(pw_daylight_xy(NAN, &x, &y));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -841,6 +878,7 @@ int main(void)
         cmocka_unit_test_teardown(failed_write_keeps_old_image, clean_folder),
         cmocka_unit_test_teardown(write_through_link_keeps_link_and_mode, clean_folder),
         cmocka_unit_test_teardown(check_writable_leaves_nothing, clean_folder),
+        cmocka_unit_test(white_balance_maps_illuminant_white_to_grey),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, make_dir, remove_dir));
 }

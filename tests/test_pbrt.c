@@ -595,6 +595,44 @@ static void film_iso_and_shutter_scale_the_image(void **state)
         fail_msg("iso message: %s", msg);
 }
 
+/* Film "whitebalance": each pixel of the render is the unbalanced one
+ * through the balance matrix of film/white_balance.h (its own test checks
+ * the matrix); a temperature off the daylight locus is an error naming
+ * the line, and a measured sensor falls back to cie1931 with one warning. */
+static void film_white_balance_applies_its_matrix(void **state)
+{
+    (void)state;
+    const test_render tiny = {8, 8, 4, 1, 5, PW_LIGHT_MODE_MIS, 7, 0};
+    pw_scene *s = load_ok(FILM_SCENE("", ""));
+    float *plain = test_render_image(s, &tiny);
+    pw_scene_free(s);
+    s = load_ok(FILM_SCENE("", "\"float whitebalance\" 5000"));
+    assert_int_equal(warned.count, 0);
+    assert_true(s->film_balanced);
+    float m[9];
+    memcpy(m, s->film_balance, sizeof m);
+    float *bal = test_render_image(s, &tiny);
+    pw_scene_free(s);
+    for (int p = 0; p < 8 * 8; p++)
+        for (int i = 0; i < 3; i++) {
+            const float *v = plain + 3 * p;
+            float want = m[3 * i] * v[0] + m[3 * i + 1] * v[1] + m[3 * i + 2] * v[2];
+            if (fabsf(bal[3 * p + i] - want) > 1e-6f * fabsf(want) + 1e-12f)
+                fail_msg("pixel %d channel %d: %g, the balanced unbalanced pixel is %g", p, i, bal[3 * p + i], want);
+        }
+    free(plain);
+    free(bal);
+    s = load_ok(FILM_SCENE("", "\"string sensor\" \"canon_eos_100d\""));
+    assert_int_equal(warned.count, 1);
+    assert_false(s->film_balanced);
+    pw_scene_free(s);
+    char path[256];
+    write_file("wb.pbrt", FILM_SCENE("", "\"float whitebalance\" 1000"), path, sizeof path);
+    const char *msg = load_fails(path, PW_ERR_FORMAT);
+    if (!strstr(msg, "wb.pbrt:") || !strstr(msg, "outside the daylight locus"))
+        fail_msg("white balance message: %s", msg);
+}
+
 /* LightSource "distant": irradiance L times scale travelling from "from"
  * toward "to" under the current transform; every pixel of the plane is
  * a / pi * E * cos(theta) to 1e-4. */
@@ -948,6 +986,7 @@ int main(void)
         cmocka_unit_test(point_light_matches_closed_form),
         cmocka_unit_test(distant_light_matches_closed_form),
         cmocka_unit_test(film_iso_and_shutter_scale_the_image),
+        cmocka_unit_test(film_white_balance_applies_its_matrix),
         cmocka_unit_test(rough_dielectric_alpha),
         cmocka_unit_test(infinite_light_map_and_orientation),
         cmocka_unit_test(errors_name_file_line_column),

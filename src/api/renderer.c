@@ -282,8 +282,17 @@ pw_status pw_renderer_image(pw_renderer *r, float *rgb)
         for (int c = 0; c < 3; c++)
             rgb[3 * i + c] = r->job.sum[3 * i + c] * inv;
     }
-    /* The film's imaging ratio (pw_scene.film_scale), where a scene sets one. */
-    float scale = r->job.scene->film_scale;
+    /* The film's white balance and imaging ratio (pw_scene.film_balance,
+     * film_scale), where a scene sets them. */
+    const pw_scene *sc = r->job.scene;
+    if (sc->film_balanced)
+        for (size_t i = 0; i < npix; i++) {
+            const float *m = sc->film_balance, *v = rgb + 3 * i;
+            float x = m[0] * v[0] + m[1] * v[1] + m[2] * v[2], y = m[3] * v[0] + m[4] * v[1] + m[5] * v[2];
+            float z = m[6] * v[0] + m[7] * v[1] + m[8] * v[2];
+            rgb[3 * i] = x, rgb[3 * i + 1] = y, rgb[3 * i + 2] = z;
+        }
+    float scale = sc->film_scale;
     if (scale != 1.0f)
         for (size_t i = 0; i < 3 * npix; i++)
             rgb[i] *= scale;

@@ -27,6 +27,11 @@ struct pw_scene {
      * the image is read (pbrt-v4's exposure time x ISO / 100 of its
      * default sensor). 1 unless the scene file sets it. */
     float film_scale;
+    /* And where film_balanced is set, every pixel's linear sRGB is first
+     * multiplied by the row-major matrix film_balance (the Film's white
+     * balance, film/white_balance.h). */
+    int film_balanced;
+    float film_balance[9];
     pw_sphere *spheres;
     uint32_t *sphere_mat;
     uint32_t n_spheres, cap_spheres;

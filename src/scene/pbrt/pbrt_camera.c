@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "film/white_balance.h"
 #include "scene/pbrt/pbrt_internal.h"
 
 pw_status pbrt_camera(pbrt_ctx *c, const char *type, pbrt_params *ps)
@@ -57,6 +58,31 @@ static pw_status get_range(pbrt_params *ps, const char *name, int def, int lo, i
     return st;
 }
 
+/* The Film's sensor: pbrt-v4's default, "cie1931", with its optional
+ * white balance (0: none, as pbrt's default for that sensor); measured
+ * camera sensors are not available and fall back to it with a warning. */
+static pw_status film_sensor(pbrt_ctx *c, pbrt_params *ps)
+{
+    const char *sensor;
+    float kelvin;
+    pw_status st;
+    if ((st = pbrt_get_string(ps, "sensor", "cie1931", &sensor)) != PW_OK ||
+        (st = pbrt_get_float(ps, "whitebalance", 0.0f, &kelvin)) != PW_OK)
+        return st;
+    if (strcmp(sensor, "cie1931") != 0)
+        pbrt_warn_once(c, "film sensor", ps->path, ps->line,
+                       "Film \"sensor\" \"%s\" is not supported: the cie1931 sensor is used", sensor);
+    c->scene->film_balanced = 0;
+    if (kelvin == 0.0f)
+        return PW_OK;
+    if (!pw_white_balance_srgb(kelvin, c->scene->film_balance))
+        return pbrt_param_error(pbrt_param_find(ps, "whitebalance"), ps,
+                                "%g K is outside the daylight locus pathwave balances from (4000 to 25000 K)",
+                                kelvin);
+    c->scene->film_balanced = 1;
+    return PW_OK;
+}
+
 pw_status pbrt_film(pbrt_ctx *c, const char *type, pbrt_params *ps)
 {
     (void)type;
@@ -69,6 +95,8 @@ pw_status pbrt_film(pbrt_ctx *c, const char *type, pbrt_params *ps)
         return st;
     if (!(c->iso > 0.0f) || !isfinite(c->iso))
         return pbrt_param_error(pbrt_param_find(ps, "iso"), ps, "%g is not a positive ISO", c->iso);
+    if ((st = film_sensor(c, ps)) != PW_OK)
+        return st;
     c->scene->defaults.width = c->xres;
     c->scene->defaults.height = c->yres;
     pbrt_warn_unused(c, ps, "Film");
