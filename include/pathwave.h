@@ -377,6 +377,19 @@ pw_image_format pw_image_format_of(const char *path);
  * device such as /dev/null is written in place), so a failed write leaves
  * what was there. */
 pw_status pw_image_write(const char *path, const float *rgb, int width, int height, float exposure, pw_tonemap tm);
+/* A string attribute of an EXR file's header: its name (1 to 255 bytes)
+ * and value, both NUL-terminated. */
+typedef struct pw_image_attribute {
+    const char *name, *value;
+} pw_image_attribute;
+#define PW_IMAGE_MAX_ATTRIBUTES 64
+/* pw_image_write, with n_attributes (at most PW_IMAGE_MAX_ATTRIBUTES)
+ * string attributes in an EXR file's header, after its required ones (how
+ * the image was made: pathwave's CLI records the samples per pixel, seed,
+ * render time, backend, version and command). PNG and PFM files have no
+ * place for them and are written without. */
+pw_status pw_image_write_attributes(const char *path, const float *rgb, int width, int height, float exposure,
+                                    pw_tonemap tm, const pw_image_attribute *attributes, int n_attributes);
 /* Reads an OpenEXR, Radiance HDR, PFM or 8-bit image (sRGB decoded; the
  * format from the file's bytes, gzip inflated) into linear RGB; free the
  * result with pw_free. */

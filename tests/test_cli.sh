@@ -148,6 +148,16 @@ export PATHWAVE_WAVE_TAIL=12abc
 expect_error "malformed PATHWAVE_WAVE_TAIL" "PATHWAVE_WAVE_TAIL='12abc' is not a whole number" \
     render toy --backend cpu --width 8 --height 8 -o x.png
 unset PATHWAVE_WAVE_TAIL
+# An EXR records how it was made in its header: the command, seed, spp.
+checks=$((checks + 1))
+if "$PW" render cornell --width 16 --height 12 --spp 3 --seed 5 -q -o "$tmp/made.exr" &&
+    LC_ALL=C grep -a -q "pathwave.command" "$tmp/made.exr" &&
+    LC_ALL=C grep -a -q "pathwave render cornell --width 16 --height 12 --spp 3 --seed 5" "$tmp/made.exr" &&
+    LC_ALL=C grep -a -q "pathwave.spp" "$tmp/made.exr"; then
+    echo "ok: the EXR header records the command, seed and samples"
+else
+    fail "the EXR header lacks pathwave's attributes"
+fi
 # A wavefront render with a cap on the paths in flight, in several waves, is
 # the render without it to the bit.
 checks=$((checks + 1))

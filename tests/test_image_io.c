@@ -821,6 +821,53 @@ static int remove_dir(void **state)
     return rmdir(dir);
 }
 
+/* Where bytes want of length wn start in hay, or NULL. */
+static const unsigned char *find_bytes(const unsigned char *hay, size_t n, const void *want, size_t wn)
+{
+    for (size_t i = 0; i + wn <= n; i++)
+        if (memcmp(hay + i, want, wn) == 0)
+            return hay + i;
+    return NULL;
+}
+
+/* pw_image_write_attributes: each attribute in the EXR header as OpenEXR
+ * lays a string attribute out (name NUL, "string" NUL, a 32-bit
+ * little-endian length, the bytes), the pixels read back unchanged, and
+ * bad attributes refused with a message naming the file. */
+static void exr_records_string_attributes(void **state)
+{
+    (void)state;
+    const float rgb[3 * 6] = {0.5f, 1, 2, 3, 4, 5, 0.25f, 0, 1, 7, 8, 9, 1e-3f, 2e3f, 3, 1, 1, 1};
+    const pw_image_attribute attrs[2] = {{"pathwave.seed", "9"}, {"pathwave.command", "pathwave render toy"}};
+    const char *path = in_dir("meta.exr");
+    assert_int_equal(pw_image_write_attributes(path, rgb, 3, 2, 1.0f, PW_TONEMAP_CLAMP, attrs, 2), PW_OK);
+    size_t n;
+    unsigned char *bytes = read_bytes(path, &n);
+    assert_non_null(bytes);
+    for (int k = 0; k < 2; k++) {
+        unsigned char rec[512];
+        size_t nl = strlen(attrs[k].name) + 1, vl = strlen(attrs[k].value);
+        memcpy(rec, attrs[k].name, nl);
+        memcpy(rec + nl, "string", 7);
+        rec[nl + 7] = (unsigned char)vl, rec[nl + 8] = rec[nl + 9] = rec[nl + 10] = 0;
+        memcpy(rec + nl + 11, attrs[k].value, vl);
+        if (!find_bytes(bytes, n, rec, nl + 11 + vl))
+            fail_msg("%s: no string attribute %s = '%s' in the header", path, attrs[k].name, attrs[k].value);
+    }
+    free(bytes);
+    float *back;
+    int w, h;
+    assert_int_equal(pw_image_read(path, &back, &w, &h), PW_OK);
+    assert_true(w == 3 && h == 2 && memcmp(back, rgb, sizeof rgb) == 0);
+    pw_free(back);
+    const pw_image_attribute bad[] = {{"", "x"}, {"pathwave.x", NULL}};
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(pw_image_write_attributes(path, rgb, 3, 2, 1.0f, PW_TONEMAP_CLAMP, &bad[k], 1),
+                         PW_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(pw_last_error(), "meta.exr"));
+    }
+}
+
 /* White balance (film/white_balance.h): the daylight locus passes through
  * D65 at 6504 K; balancing from 6504 K changes nearly nothing; and from
  * any other temperature the illuminant's own white becomes grey (the RGB
@@ -879,6 +926,7 @@ int main(void)
         cmocka_unit_test_teardown(write_through_link_keeps_link_and_mode, clean_folder),
         cmocka_unit_test_teardown(check_writable_leaves_nothing, clean_folder),
         cmocka_unit_test(white_balance_maps_illuminant_white_to_grey),
+        cmocka_unit_test_teardown(exr_records_string_attributes, clean_folder),
     };
     return pw_test_exit(cmocka_run_group_tests(tests, make_dir, remove_dir));
 }

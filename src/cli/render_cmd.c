@@ -54,8 +54,37 @@ static void progress(int done, int total, double elapsed, double mrays)
 
 static uint64_t total_rays(const pw_render_stats *s) { return s->camera_rays + s->bounce_rays + s->shadow_rays; }
 
-static int write_outputs(const cli_options *o, const char *out, pw_renderer *r)
+/* How the image was made, for an EXR file's header: what the command
+ * line, the settings and the render were. */
+typedef struct render_record {
+    int argc;
+    char **argv;
+    const pw_settings *settings;
+    int spp_done;
+    double render_seconds;
+} render_record;
+
+/* The command line, its words joined by blanks, into buf (cut to fit). */
+static void join_command(const render_record *rec, char *buf, size_t n)
 {
+    size_t at = (size_t)snprintf(buf, n, "pathwave");
+    for (int i = 1; i < rec->argc && at + 1 < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, " %s", rec->argv[i]);
+}
+
+static int write_outputs(const cli_options *o, const char *out, pw_renderer *r, const render_record *rec)
+{
+    char spp[32], seed[32], secs[32], command[4096];
+    snprintf(spp, sizeof spp, "%d", rec->spp_done);
+    snprintf(seed, sizeof seed, "%u", rec->settings->seed);
+    snprintf(secs, sizeof secs, "%.3f", rec->render_seconds);
+    join_command(rec, command, sizeof command);
+    const pw_image_attribute attrs[] = {
+        {"pathwave.version", pw_version()},   {"pathwave.backend", pw_backend_name(pw_renderer_backend(r))},
+        {"pathwave.spp", spp},                {"pathwave.seed", seed},
+        {"pathwave.renderSeconds", secs},     {"pathwave.command", command},
+    };
+    const int n_attrs = (int)(sizeof attrs / sizeof attrs[0]);
     int w, h;
     pw_renderer_size(r, &w, &h);
     float *rgb = malloc((size_t)w * (size_t)h * 3 * sizeof *rgb);
@@ -64,9 +93,9 @@ static int write_outputs(const cli_options *o, const char *out, pw_renderer *r)
         return 0;
     }
     int ok = pw_renderer_image(r, rgb) == PW_OK;
-    ok = ok && pw_image_write(out, rgb, w, h, o->exposure, o->tonemap) == PW_OK;
+    ok = ok && pw_image_write_attributes(out, rgb, w, h, o->exposure, o->tonemap, attrs, n_attrs) == PW_OK;
     if (ok && o->exr)
-        ok = pw_image_write(o->exr, rgb, w, h, o->exposure, o->tonemap) == PW_OK;
+        ok = pw_image_write_attributes(o->exr, rgb, w, h, o->exposure, o->tonemap, attrs, n_attrs) == PW_OK;
     if (!ok)
         fprintf(stderr, "pathwave: %s\n", pw_last_error());
     free(rgb);
@@ -219,7 +248,8 @@ int cmd_render(int argc, char **argv)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     pw_renderer_get_stats(r, &st);
-    if (rc == 0 && !write_outputs(&o, out, r))
+    render_record rec = {argc, argv, &s, done, st.render_seconds};
+    if (rc == 0 && !write_outputs(&o, out, r, &rec))
         rc = 1;
     if (rc == 0 && interrupted)
         rc = 128 + interrupted; /* 130 for Ctrl-C, 143 for SIGTERM */

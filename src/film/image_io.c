@@ -92,8 +92,17 @@ static pw_status write_png(const char *path, const float *rgb, int w, int h, flo
 /* Float R, G and B planes, stored B, G, R (the order OpenEXR viewers
  * expect, as tinyexr's SaveEXR writes them), ZIP-compressed from 16
  * pixels a side. */
-static pw_status write_exr(const char *path, const float *rgb, int w, int h)
+static pw_status write_exr(const char *path, const float *rgb, int w, int h, const pw_image_attribute *attrs,
+                           int n_attrs)
 {
+    EXRAttribute custom[PW_IMAGE_MAX_ATTRIBUTES];
+    for (int i = 0; i < n_attrs; i++) {
+        memset(&custom[i], 0, sizeof custom[i]);
+        snprintf(custom[i].name, sizeof custom[i].name, "%s", attrs[i].name);
+        snprintf(custom[i].type, sizeof custom[i].type, "string");
+        custom[i].value = (unsigned char *)(uintptr_t)attrs[i].value; /* tinyexr only reads it */
+        custom[i].size = (int)strlen(attrs[i].value);
+    }
     size_t n = (size_t)w * (size_t)h;
     float *planes = malloc(3 * n * sizeof *planes);
     if (!planes)
@@ -120,6 +129,8 @@ static pw_status write_exr(const char *path, const float *rgb, int w, int h)
     header.pixel_types = types;
     header.requested_pixel_types = types;
     header.compression_type = w < 16 && h < 16 ? TINYEXR_COMPRESSIONTYPE_NONE : TINYEXR_COMPRESSIONTYPE_ZIP;
+    header.num_custom_attributes = n_attrs;
+    header.custom_attributes = n_attrs ? custom : NULL;
     unsigned char *mem = NULL;
     const char *err = NULL;
     size_t len = SaveEXRImageToMemory(&image, &header, &mem, &err);
@@ -151,13 +162,37 @@ static pw_status write_pfm(const char *path, const float *rgb, int w, int h)
 
 pw_status pw_image_write(const char *path, const float *rgb, int w, int h, float exposure, pw_tonemap tm)
 {
+    return pw_image_write_attributes(path, rgb, w, h, exposure, tm, NULL, 0);
+}
+
+/* An attribute EXR can hold: a name of 1 to 255 bytes, a value up to 64 KiB
+ * (far above any command line: a header must stay small), neither NULL. */
+static pw_status check_attributes(const char *path, const pw_image_attribute *attrs, int n)
+{
+    if (n < 0 || n > PW_IMAGE_MAX_ATTRIBUTES || (n && !attrs))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: %d image attributes (0 to %d)", path, n, PW_IMAGE_MAX_ATTRIBUTES);
+    for (int i = 0; i < n; i++) {
+        size_t nl = attrs[i].name ? strlen(attrs[i].name) : 0;
+        if (nl < 1 || nl > 255 || !attrs[i].value || strlen(attrs[i].value) > 65536)
+            return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: image attribute %d has no name, a name over 255 bytes or no "
+                           "value (or one over 64 KiB)", path, i);
+    }
+    return PW_OK;
+}
+
+pw_status pw_image_write_attributes(const char *path, const float *rgb, int w, int h, float exposure, pw_tonemap tm,
+                                    const pw_image_attribute *attrs, int n_attrs)
+{
     if (!path || !rgb || w < 1 || h < 1 || w > 32768 || h > 32768)
         return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: no image or size %dx%d out of range", path ? path : "(null)", w, h);
+    pw_status st = check_attributes(path, attrs, n_attrs);
+    if (st != PW_OK)
+        return st;
     switch (pw_image_format_of(path)) {
     case PW_IMAGE_PNG:
         return write_png(path, rgb, w, h, exposure, tm);
     case PW_IMAGE_EXR:
-        return write_exr(path, rgb, w, h);
+        return write_exr(path, rgb, w, h, attrs, n_attrs);
     case PW_IMAGE_PFM:
         return write_pfm(path, rgb, w, h);
     default:
