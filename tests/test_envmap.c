@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "scene/scene.h"
 #include "shade/environment.h"
 
 #define PI_D 3.14159265358979323846
@@ -169,10 +170,120 @@ static void bad_maps(void **state)
     pw_scene_free(s);
 }
 
+/* The equal-area square (pbrt-v4's environment layout): square -> sphere
+ * -> square and sphere -> square -> sphere round-trip, and uniform points
+ * of the square are uniform on the sphere (mean z 0, mean z^2 1/3). */
+static void equal_area_round_trips(void **state)
+{
+    (void)state;
+    test_rng g = {7};
+    double mz = 0.0, mz2 = 0.0;
+    const int n = 200000;
+    for (int k = 0; k < n; k++) {
+        float px = (float)trng_unif(&g), py = (float)trng_unif(&g), qx, qy;
+        pw_vec3 d = pw_equal_area_square_to_sphere(px, py);
+        if (fabsf(v3_len(d) - 1.0f) > 1e-5f)
+            fail_msg("(%g, %g) maps to a direction of length %g", px, py, v3_len(d));
+        pw_equal_area_sphere_to_square(d, &qx, &qy);
+        if (fabsf(qx - px) > 2e-5f || fabsf(qy - py) > 2e-5f)
+            fail_msg("(%g, %g) -> (%g, %g, %g) -> (%g, %g)", px, py, d.x, d.y, d.z, qx, qy);
+        pw_vec3 e = pw_equal_area_square_to_sphere(qx, qy);
+        assert_true(v3_len(v3_sub(e, d)) < 5e-5f);
+        mz += d.z, mz2 += (double)d.z * d.z;
+    }
+    mz /= n, mz2 /= n;
+    printf("equal-area: mean z %.5f, mean z^2 %.5f (uniform: 0, 1/3)\n", mz, mz2);
+    assert_true(fabs(mz) < 5e-3 && fabs(mz2 - 1.0 / 3.0) < 5e-3);
+    pw_vec3 c = pw_equal_area_square_to_sphere(0.5f, 0.5f);
+    assert_true(c.z > 0.99999f); /* +z at the centre */
+}
+
+/* An equal-area map (square, in its own frame) turned by a rotation:
+ * sampled directions follow the reported density cell by cell (Pearson
+ * chi-square), the density integrates to one, and the radiance of a world
+ * direction is the map's at the rotated direction. */
+static void rotated_equal_area_sampling_matches_pdf(void **state)
+{
+    (void)state;
+    enum { N = 32 };
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/pw_envmap_ea_%d.pfm", (int)getpid());
+    float *rgb = malloc(N * N * 3 * sizeof *rgb);
+    assert_non_null(rgb);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++)
+            for (int ch = 0; ch < 3; ch++)
+                rgb[3 * (j * N + i) + ch] = (i == 11 && j == 7) ? sun[ch] : sky[ch] * (1.0f + 0.05f * (float)i);
+    assert_int_equal(pw_image_write(path, rgb, N, N, 1.0f, PW_TONEMAP_CLAMP), PW_OK);
+    pw_scene *s = pw_scene_alloc("env");
+    assert_int_equal(pw_scene_load_environment(s, path, 1.0f, PW_ENV_EQUAL_AREA), PW_OK);
+    unlink(path);
+    /* A turn of 30 degrees about (1, 2, 3) / |.|: its matrix's rows. */
+    double ax[3] = {1, 2, 3}, len = sqrt(14.0), a = 30.0 * PI_D / 180.0, ca = cos(a), sa = sin(a);
+    for (int k = 0; k < 3; k++)
+        ax[k] /= len;
+    pw_vec3 rows[3];
+    float m[3][3];
+    for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++) {
+            double cross = r == q ? 0 : ((r + 1) % 3 == q ? -ax[3 - r - q] : ax[3 - r - q]);
+            m[r][q] = (float)(ca * (r == q) + (1 - ca) * ax[r] * ax[q] + sa * cross);
+        }
+    for (int r = 0; r < 3; r++)
+        rows[r] = v3(m[r][0], m[r][1], m[r][2]);
+    pw_scene_rotate_environment(s, rows);
+    const pw_env *e = &s->env;
+    const int n = 400000;
+    int *hist = calloc(N * N, sizeof *hist);
+    test_rng g = {43};
+    for (int k = 0; k < n; k++) {
+        pw_vec3 wi;
+        float pdf;
+        if (!pw_env_sample(e, (float)trng_unif(&g), (float)trng_unif(&g), &wi, &pdf))
+            continue;
+        assert_true(fabsf(v3_len(wi) - 1.0f) < 1e-5f);
+        assert_true(fabsf(pdf - pw_env_pdf(e, wi)) <= 1e-4f * pdf);
+        float u, v;
+        uint32_t i, j;
+        pw_env_map_uv(e, wi, &u, &v);
+        hist[pw_env_cell(e, u, v, &i, &j)]++;
+    }
+    double chi2 = 0.0, integral = 0.0;
+    int dof = -1;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double p = (e->cond[j * (N + 1) + i + 1] - e->cond[j * (N + 1) + i]) * (e->marginal[j + 1] - e->marginal[j]);
+            pw_vec3 d = pw_env_from_map(e, pw_equal_area_square_to_sphere((i + 0.5f) / N, (j + 0.5f) / N));
+            integral += pw_env_pdf(e, d) * 4.0 * PI_D / (N * N);
+            double expect = p * n;
+            if (expect < 5.0)
+                continue;
+            double dd = hist[j * N + i] - expect;
+            chi2 += dd * dd / expect;
+            dof++;
+        }
+    double z = 3.09, q = dof * pow(1.0 - 2.0 / (9.0 * dof) + z * sqrt(2.0 / (9.0 * dof)), 3.0);
+    printf("rotated equal-area: chi-square %.1f over %d degrees of freedom (99.9%% quantile %.1f), density "
+           "integrates to %.5f\n", chi2, dof, q, integral);
+    assert_true(chi2 < q);
+    assert_true(fabs(integral - 1.0) < 1e-3);
+    /* The sun's cell, seen from the world through the rotation. */
+    pw_vec3 sun_map = pw_equal_area_square_to_sphere(11.5f / N, 7.5f / N);
+    pw_vec3 sun_world = v3_add(v3_add(v3_scale(rows[0], sun_map.x), v3_scale(rows[1], sun_map.y)),
+                               v3_scale(rows[2], sun_map.z));
+    pw_vec3 L = pw_env_radiance(e, sun_world);
+    assert_true(fabsf(L.x - sun[0]) < 1e-3f * sun[0]);
+    free(hist);
+    free(rgb);
+    pw_scene_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sampling_matches_pdf),
+        cmocka_unit_test(equal_area_round_trips),
+        cmocka_unit_test(rotated_equal_area_sampling_matches_pdf),
         cmocka_unit_test(lit_plane),
         cmocka_unit_test(bad_maps),
     };

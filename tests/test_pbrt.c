@@ -713,6 +713,32 @@ static void infinite_light_map_and_orientation(void **state)
     assert_int_equal(warned.count, 1);
     assert_non_null(strstr(warned.msg[0], "puts the map's up (+z) at (0, 0, 1)"));
     pw_scene_free(s);
+    /* A square map is pbrt-v4's equal-area layout in the light's frame:
+     * its centre texel is the light's +z, which Rotate -90 about x takes
+     * to the world's +y; its left half is the light's -x side. */
+    char sq[256];
+    snprintf(sq, sizeof sq, "%s/square.pfm", tmpdir);
+    float px[4 * 4 * 3];
+    for (int i = 0; i < 16; i++)
+        for (int ch = 0; ch < 3; ch++)
+            px[3 * i + ch] = (i == 5 || i == 6 || i == 9 || i == 10) ? 7.0f : (i % 4 < 2 ? 1.0f : 2.0f);
+    assert_int_equal(pw_image_write(sq, px, 4, 4, 1.0f, PW_TONEMAP_CLAMP), PW_OK);
+    s = load_ok("WorldBegin\nAttributeBegin\nRotate -90 1 0 0\n"
+                "LightSource \"infinite\" \"string filename\" \"square.pfm\"\nAttributeEnd\nShape \"sphere\"\n");
+    assert_int_equal(warned.count, 0);
+    assert_int_equal(s->env.layout, PW_ENV_EQUAL_AREA);
+    assert_true(s->env.rotated);
+    assert_true(pw_env_radiance(&s->env, v3(0, 1, 0)).x == 7.0f);  /* the light's +z: the centre */
+    assert_true(pw_env_radiance(&s->env, v3(0, -1, 0)).x != 7.0f); /* -z: a corner */
+    assert_true(pw_env_radiance(&s->env, v3(-0.8f, 0, -0.6f)).x == 1.0f); /* light -x, below the equator in y */
+    assert_true(pw_env_radiance(&s->env, v3(0.8f, 0, -0.6f)).x == 2.0f);  /* light +x */
+    pw_scene_free(s);
+    s = load_ok("WorldBegin\nLightSource \"infinite\" \"string filename\" \"square.pfm\"\nShape \"sphere\"\n");
+    assert_int_equal(warned.count, 0);
+    assert_false(s->env.rotated);
+    assert_true(pw_env_radiance(&s->env, v3(0, 0, 1)).x == 7.0f);
+    pw_scene_free(s);
+    unlink(sq);
     s = load_ok("WorldBegin\nLightSource \"infinite\" \"rgb L\" [0.1 0.2 0.3] \"float scale\" 2\nShape \"sphere\"\n");
     assert_int_equal(s->env.type, PW_ENV_CONSTANT);
     assert_vec(v3_scale(s->env.top, s->env.scale), 0.2f, 0.4f, 0.6f, 1e-6f);

@@ -532,38 +532,28 @@ pw_status pw_scene_prepare(pw_scene *s, int threads)
 
 pw_status pw_scene_set_environment(pw_scene *s, const char *path, float scale)
 {
-    if (!(scale > 0.0f) || !isfinite(scale))
-        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: environment scale %g must be positive", path, scale);
-    float *rgb;
-    int w, h;
-    pw_status st = pw_image_read(path, &rgb, &w, &h);
-    if (st != PW_OK)
-        return st;
-    float *marg = malloc(((size_t)h + 1) * sizeof *marg);
-    float *cond = malloc((size_t)h * ((size_t)w + 1) * sizeof *cond);
-    if (!marg || !cond) {
-        free(rgb);
-        free(marg);
-        free(cond);
-        return pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the environment's distribution", path);
-    }
-    /* Cell weights: luminance times sin(theta), so rows near the poles,
-     * which cover little solid angle, are chosen less. */
+    return pw_scene_load_environment(s, path, scale, PW_ENV_EQUIRECT);
+}
+
+/* The map's sampling tables for its layout: cell weights are luminance
+ * times the cell's solid angle, up to a constant: sin(theta) in an
+ * equirectangular map, so rows near the poles are chosen less; 1 in an
+ * equal-area one. marg: h + 1 entries, cond: h rows of w + 1. Fails on a
+ * negative or non-finite pixel and on a black map. */
+static pw_status env_tables(const char *path, const float *rgb, int w, int h, uint32_t layout, float *marg,
+                            float *cond, double *total_out)
+{
     double total = 0.0;
     marg[0] = 0.0f;
     for (int j = 0; j < h; j++) {
-        float st_row = sinf(PW_PI * ((float)j + 0.5f) / (float)h);
+        float st_row = layout == PW_ENV_EQUAL_AREA ? 1.0f : sinf(PW_PI * ((float)j + 0.5f) / (float)h);
         float *c = cond + (size_t)j * (w + 1);
         double row = 0.0;
         c[0] = 0.0f;
         for (int i = 0; i < w; i++) {
             const float *p = rgb + 3 * ((size_t)j * w + i);
-            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]) || p[0] < 0 || p[1] < 0 || p[2] < 0) {
-                free(rgb);
-                free(marg);
-                free(cond);
+            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]) || p[0] < 0 || p[1] < 0 || p[2] < 0)
                 return pw_fail(PW_ERR_FORMAT, "%s: pixel (%d, %d) is negative or not finite", path, i, j);
-            }
             row += (double)v3_luminance(v3(p[0], p[1], p[2])) * st_row;
             c[i + 1] = (float)row;
         }
@@ -574,11 +564,33 @@ pw_status pw_scene_set_environment(pw_scene *s, const char *path, float scale)
     }
     for (int j = 1; j <= h; j++)
         marg[j] = total > 0.0 ? (float)(marg[j] / total) : (float)j / (float)h;
-    if (!(total > 0.0)) {
+    if (!(total > 0.0))
+        return pw_fail(PW_ERR_FORMAT, "%s: the environment map is black", path);
+    *total_out = total;
+    return PW_OK;
+}
+
+pw_status pw_scene_load_environment(pw_scene *s, const char *path, float scale, uint32_t layout)
+{
+    if (!(scale > 0.0f) || !isfinite(scale))
+        return pw_fail(PW_ERR_INVALID_ARGUMENT, "%s: environment scale %g must be positive", path, scale);
+    float *rgb;
+    int w, h;
+    pw_status st = pw_image_read(path, &rgb, &w, &h);
+    if (st != PW_OK)
+        return st;
+    float *marg = malloc(((size_t)h + 1) * sizeof *marg);
+    float *cond = malloc((size_t)h * ((size_t)w + 1) * sizeof *cond);
+    double total = 0.0;
+    if (!marg || !cond)
+        st = pw_fail(PW_ERR_OUT_OF_MEMORY, "%s: out of memory for the environment's distribution", path);
+    else
+        st = env_tables(path, rgb, w, h, layout, marg, cond, &total);
+    if (st != PW_OK) {
         free(rgb);
         free(marg);
         free(cond);
-        return pw_fail(PW_ERR_FORMAT, "%s: the environment map is black", path);
+        return st;
     }
     free(s->env_map);
     free(s->env_marginal);
@@ -595,7 +607,29 @@ pw_status pw_scene_set_environment(pw_scene *s, const char *path, float scale)
     s->env.w = (uint32_t)w;
     s->env.h = (uint32_t)h;
     s->env.total = (float)total;
+    s->env.layout = layout;
     return PW_OK;
+}
+
+pw_status pw_scene_set_environment_layout(pw_scene *s, uint32_t layout)
+{
+    if (s->env.type != PW_ENV_MAP || s->env.layout == layout)
+        return PW_OK;
+    double total = 0.0;
+    pw_status st = env_tables(s->name, s->env_map, (int)s->env.w, (int)s->env.h, layout, s->env_marginal,
+                              s->env_cond, &total);
+    if (st == PW_OK) {
+        s->env.total = (float)total;
+        s->env.layout = layout;
+    }
+    return st;
+}
+
+void pw_scene_rotate_environment(pw_scene *s, const pw_vec3 to_map[3])
+{
+    s->env.rotated = 1;
+    for (int k = 0; k < 3; k++)
+        s->env.to_map[k] = to_map[k];
 }
 
 pw_camera pw_camera_make(const pw_camera_desc *d, float aspect)

@@ -96,6 +96,14 @@ uint32_t pw_scene_find_texture(pw_scene *s, const char *key, uint32_t wrap);
 /* textures: an image file (8-bit sRGB decoded; .hdr, .exr, .pfm linear) as
  * a texture, decoded once per path however often it is asked for. */
 pw_status pw_scene_load_texture(pw_scene *s, const char *path, uint32_t wrap, uint32_t *out);
+/* pw_scene_set_environment with the map's layout (a pw_env_layout):
+ * pbrt-v4's square maps are equal-area. */
+pw_status pw_scene_load_environment(pw_scene *s, const char *path, float scale, uint32_t layout);
+/* The loaded map's layout changed, its sampling tables remade for it. */
+pw_status pw_scene_set_environment_layout(pw_scene *s, uint32_t layout);
+/* Turns the scene's environment map: to_map's rows take a world direction
+ * into the map's frame (a rotation). */
+void pw_scene_rotate_environment(pw_scene *s, const pw_vec3 to_map[3]);
 /* textures: w x h 8-bit sRGB texels (3 bytes each, row 0 at the top). */
 pw_status pw_scene_add_texture_srgb8(pw_scene *s, const unsigned char *rgb8, int w, int h, uint32_t wrap,
                                      const char *key, uint32_t *out);

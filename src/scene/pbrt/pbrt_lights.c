@@ -47,6 +47,32 @@ static void check_orientation(pbrt_ctx *c, pbrt_params *ps)
                        up.x, up.y, up.z);
 }
 
+/* A square map is pbrt-v4's own layout: equal-area, in the light's
+ * frame, which the current transform places in the world. Its axes
+ * become the map's frame (orthonormalised, with a warning where the
+ * transform scales unevenly or shears: pbrt renormalises each direction,
+ * which a rotation cannot copy). */
+static void orient_equal_area(pbrt_ctx *c, pbrt_params *ps)
+{
+    pw_vec3 ax = pbrt_xform_vector(&c->gs.ctm, v3(1, 0, 0)), ay = pbrt_xform_vector(&c->gs.ctm, v3(0, 1, 0));
+    pw_vec3 az = pbrt_xform_vector(&c->gs.ctm, v3(0, 0, 1));
+    float lx = v3_len(ax), ly = v3_len(ay), lz = v3_len(az);
+    if (!(lx > 0.0f) || !(ly > 0.0f) || !(lz > 0.0f))
+        return;
+    ax = v3_scale(ax, 1.0f / lx), ay = v3_scale(ay, 1.0f / ly), az = v3_scale(az, 1.0f / lz);
+    if (fabsf(v3_dot(ax, ay)) > 1e-4f || fabsf(v3_dot(ax, az)) > 1e-4f || fabsf(v3_dot(ay, az)) > 1e-4f ||
+        fabsf(lx - lz) > 1e-4f * lz || fabsf(ly - lz) > 1e-4f * lz)
+        pbrt_warn_once(c, "infinite shear", ps->path, ps->line,
+                       "LightSource \"infinite\": its transform is not a rotation: the nearest rotation is used");
+    /* Gram-Schmidt from +z (the map's centre) and +x. */
+    ax = v3_norm(v3_sub(ax, v3_scale(az, v3_dot(ax, az))));
+    ay = v3_cross(az, ax);
+    if (fabsf(ax.x - 1.0f) < 1e-7f && fabsf(ay.y - 1.0f) < 1e-7f && fabsf(az.z - 1.0f) < 1e-7f)
+        return; /* the identity: the map's frame is the world's */
+    const pw_vec3 rows[3] = {ax, ay, az};
+    pw_scene_rotate_environment(c->scene, rows);
+}
+
 static pw_status infinite(pbrt_ctx *c, pbrt_params *ps)
 {
     const char *filename;
@@ -78,11 +104,13 @@ static pw_status infinite(pbrt_ctx *c, pbrt_params *ps)
         return pbrt_error_at(ps->path, ps->line, ps->col, "file name too long");
     if (pw_scene_set_environment(c->scene, full, scale > 0.0f ? scale : 1e-30f) != PW_OK)
         return pbrt_error_at(ps->path, ps->line, ps->col, "%s", pw_last_error());
-    if (c->scene->env.w == c->scene->env.h)
-        pbrt_warn_once(c, "equal-area", ps->path, ps->line,
-                       "LightSource \"infinite\": a square map is pbrt-v4's equal-area octahedral layout, which "
-                       "pathwave does not read: it is used as an equirectangular map");
-    check_orientation(c, ps);
+    if (c->scene->env.w == c->scene->env.h) {
+        /* pbrt-v4's own layout. */
+        if (pw_scene_set_environment_layout(c->scene, PW_ENV_EQUAL_AREA) != PW_OK)
+            return pbrt_error_at(ps->path, ps->line, ps->col, "%s", pw_last_error());
+        orient_equal_area(c, ps);
+    } else
+        check_orientation(c, ps); /* pathwave's own equirectangular maps, +y up */
     c->emissive_lights++;
     return PW_OK;
 }
