@@ -76,12 +76,12 @@ static pw_status check_light_mode(const pw_scene *scene, const pw_settings *s)
     return PW_OK;
 }
 
-/* PW_KINDS_ALL (1) when the scene has microfacet materials, textures or
- * point and distant lights, whose code the basic megakernel leaves out;
- * else PW_KINDS_BASIC (0). */
+/* PW_KINDS_ALL (1) when the scene has microfacet materials, textures,
+ * point, distant or spot lights or an environment map, whose code the
+ * basic kernels leave out; else PW_KINDS_BASIC (0). */
 static uint32_t scene_kinds(const pw_scene *scene)
 {
-    if (scene->n_delta_lights)
+    if (scene->n_delta_lights || scene->env.type == PW_ENV_MAP)
         return PW_KINDS_ALL;
     for (uint32_t i = 0; i < scene->n_mats; i++)
         if (pw_material_kinds(&scene->mats[i]) != PW_KINDS_BASIC || PW_MAT_IS_TEXTURED(&scene->mats[i]))

@@ -278,7 +278,7 @@ PW_HD void pw_path_trace_pool(const pw_scene_view *s, const pw_render_params *pr
                 (*ext_rays)++;
                 alive = pw_path_intersect(s, &p, &h) == PW_NEXT_SHADE_SURFACE;
                 if (!alive)
-                    pw_path_miss(s, prm, &p);
+                    pw_path_miss(s, prm, &p, kinds);
             }
             need_trace = 1;
             if (alive) {

@@ -38,7 +38,7 @@ PW_HD pw_next pw_path_step(const pw_scene_view *s, const pw_render_params *prm, 
     pw_next next = pw_trace_extend(s, p->ray, pw_path_self(p), s->t_min, PW_INF, &h) ? PW_NEXT_SHADE_SURFACE
                                                                                       : PW_NEXT_SHADE_BACKGROUND;
     if (next == PW_NEXT_SHADE_BACKGROUND)
-        return pw_path_miss(s, prm, p);
+        return pw_path_miss(s, prm, p, kinds);
     int n;
     pw_shadow_sink sink = pw_sink_array(sh);
     next = pw_path_shade(s, prm, p, &h, &sink, &n, kinds);

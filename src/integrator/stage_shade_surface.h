@@ -93,7 +93,9 @@ PW_HD int pw_path_sample_light(const pw_scene_view *s, const pw_path *p, const p
     pw_light_sample ls;
     uint32_t li = PW_NO_LIGHT;
     int delta = 0;
-    if (ul < s->env_prob) {
+    /* An environment map: only in scenes of kinds other than PW_KINDS_BASIC
+     * (pw_path_miss), so the basic kernels compile its sampling out. */
+    if (kinds != PW_KINDS_BASIC && ul < s->env_prob) {
         /* The environment map: a direction by luminance, unbounded. */
         float pdf;
         if (!pw_env_sample(&s->env, u1, u2, &ls.wi, &pdf))

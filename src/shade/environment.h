@@ -117,6 +117,13 @@ PW_HD uint32_t pw_env_cell(const pw_env *e, float u, float v, uint32_t *col, uin
     return *row * e->w + *col;
 }
 
+/* The constant or gradient sky's radiance (any type but MAP). */
+PW_HD pw_vec3 pw_sky_radiance(const pw_env *e, pw_vec3 d)
+{
+    return v3(fmaf(e->sky_slope.x, d.y, e->sky_mid.x), fmaf(e->sky_slope.y, d.y, e->sky_mid.y),
+              fmaf(e->sky_slope.z, d.y, e->sky_mid.z));
+}
+
 PW_HD pw_vec3 pw_env_radiance(const pw_env *e, pw_vec3 d)
 {
     if (e->type == PW_ENV_MAP) {
@@ -126,8 +133,7 @@ PW_HD pw_vec3 pw_env_radiance(const pw_env *e, pw_vec3 d)
         const float *p = e->map + 3 * (size_t)pw_env_cell(e, u, v, &i, &j);
         return v3_scale(v3(p[0], p[1], p[2]), e->scale);
     }
-    return v3(fmaf(e->sky_slope.x, d.y, e->sky_mid.x), fmaf(e->sky_slope.y, d.y, e->sky_mid.y),
-              fmaf(e->sky_slope.z, d.y, e->sky_mid.z));
+    return pw_sky_radiance(e, d);
 }
 
 /* Index k with cdf[k] <= u < cdf[k + 1] in a cumulative table of n + 1. */

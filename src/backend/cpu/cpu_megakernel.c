@@ -30,7 +30,7 @@ static inline void lane_step(cpu_lane *l, int hit, const pw_hit *h, const pw_sce
 {
     int alive = hit;
     if (!hit) {
-        pw_path_miss(s, prm, &l->p);
+        pw_path_miss(s, prm, &l->p, PW_KINDS_BASIC);
     } else {
         pw_shadow_ray sh[PW_MAX_SHADOW];
         int n;

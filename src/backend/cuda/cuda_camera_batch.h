@@ -95,7 +95,7 @@ __device__ static int mega_camera_batch(const pw_scene_view *s, const pw_render_
         (*ext_rays)++;
         hit = pw_sphere_list_walk(list.spheres, list.n, c.ray, s->t_min, PW_INF, 0, &h);
         if (!hit) {
-            pw_path_miss(s, prm, &c);
+            pw_path_miss(s, prm, &c, PW_KINDS_BASIC);
             pw_pool_store(pool, prm, i, c.L);
         }
     }
@@ -150,7 +150,7 @@ __device__ static void mega_pool_batched(const pw_scene_view *s, const pw_render
             (*ext_rays)++;
             shade = pw_path_intersect(s, &p, &h) == PW_NEXT_SHADE_SURFACE;
             if (!shade) {
-                pw_path_miss(s, prm, &p);
+                pw_path_miss(s, prm, &p, kinds);
                 pw_pool_store(pool, prm, item, p.L);
                 tracing = 0;
             }

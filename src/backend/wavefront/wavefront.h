@@ -333,7 +333,7 @@ PW_HD pw_wf_shaded pw_wf_shade_hit(const pw_wave *w, const pw_scene_view *s, con
     r.held = held;
     r.alive = 0;
     if (h->prim == PW_NO_HIT)
-        pw_path_miss(s, prm, &r.p);
+        pw_path_miss(s, prm, &r.p, kinds);
     else
         r.alive = pw_path_shade(s, prm, &r.p, h, &sink, &n, kinds);
     r.n = (uint32_t)n;
