@@ -12,7 +12,7 @@ int main(void)
     printf("pathwave layouts (bytes): path state %zu (a megakernel thread's), wavefront path slot %zu + %zu a "
            "shadow record, BVH node %zu, 4-wide node %zu, leaf primitive %zu, sphere %zu, material %zu, light %zu, "
            "delta light %zu, spot cone %zu\n",
-           sizeof(pw_path), (size_t)PW_WF_SLOT_BYTES, 2 * sizeof(pw_f4) + sizeof(pw_f2), sizeof(pw_bvh_node), sizeof(pw_bvh4_node),
+           sizeof(pw_path), (size_t)PW_WF_SLOT_BYTES, PW_SHADOW_RECORD_BYTES, sizeof(pw_bvh_node), sizeof(pw_bvh4_node),
            sizeof(pw_leaf_prim), sizeof(pw_sphere), sizeof(pw_material), sizeof(pw_light), sizeof(pw_delta_light),
            sizeof(pw_spot_cone));
     return 0;

@@ -25,6 +25,17 @@
 #define PW_FEAT_GROUPS (1u << 10) /* walk: the sphere groups and their direction maps */
 #define PW_FEAT_LIGHTS (PW_FEAT_LIGHT_NONE | PW_FEAT_LIGHT_TOY | PW_FEAT_LIGHT_MIS)
 #define PW_FEAT_WALKS (PW_FEAT_BVH2 | PW_FEAT_BVH4 | PW_FEAT_LIST | PW_FEAT_GROUPS)
+#define PW_FEAT_EVERY ((PW_FEAT_GROUPS << 1) - 1u) /* every bit above: a kernel for any render */
+
+/* What a kernel compiled for mask F fixes at compile time: its material
+ * kinds, and its light mode where the mask holds exactly one (else any,
+ * the caller's value for "read at run time"). */
+#define PW_FEAT_KINDS(F) ((F) & PW_FEAT_ALL_KINDS ? PW_KINDS_ALL : PW_KINDS_BASIC)
+#define PW_FEAT_LIGHT_MODE(F, any)                                                                                 \
+    (((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_TOY    ? (int)PW_LIGHT_MODE_TOY                                       \
+     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_NONE ? (int)PW_LIGHT_MODE_NONE                                      \
+     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_MIS  ? (int)PW_LIGHT_MODE_MIS                                       \
+                                                    : (any))
 
 /* The render's features: its geometry, material kinds, estimator,
  * splitting, and the walk its view was given (view->flat_spheres and

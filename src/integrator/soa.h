@@ -82,6 +82,8 @@ PW_HD uint32_t pw_f4_bits(float f) { return (uint32_t)pw_float_as_int(f); }
  * groups of four took 48): org: origin, tmax 16; dir: direction, the
  * contribution's red 16; gb: its green and blue 8. The ray is read first;
  * the rest of the contribution only where the ray is unoccluded. */
+/* A shadow record's bytes: its org and dir groups and its gb pair. */
+#define PW_SHADOW_RECORD_BYTES (2 * sizeof(pw_f4) + sizeof(pw_f2))
 typedef struct pw_shadow_records {
     pw_f4 *org, *dir;
     pw_f2 *gb;

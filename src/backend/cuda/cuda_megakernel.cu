@@ -86,12 +86,7 @@ __device__ __forceinline__ static void pool_barrier(int block)
 /* A kernel's compile-time arguments of mega_tile, from its feature mask
  * (integrator/features.h): the code of every feature outside the mask is
  * left out, so each kernel is as small as its scenes allow. */
-#define MEGA_KINDS(F) ((F) & PW_FEAT_ALL_KINDS ? PW_KINDS_ALL : PW_KINDS_BASIC)
-#define MEGA_LIGHT(F)                                                                                              \
-    (((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_TOY    ? (int)PW_LIGHT_MODE_TOY                                       \
-     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_NONE ? (int)PW_LIGHT_MODE_NONE                                      \
-     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_MIS  ? (int)PW_LIGHT_MODE_MIS                                       \
-                                                    : MEGA_ANY)
+#define MEGA_LIGHT(F) PW_FEAT_LIGHT_MODE(F, MEGA_ANY)
 #define MEGA_LIST(F)                                                                                               \
     (((F) & PW_FEAT_WALKS) == PW_FEAT_LIST                     ? (int)PW_FLAT_LIST                                 \
      : ((F) & PW_FEAT_WALKS) == PW_FEAT_GROUPS                 ? (int)PW_FLAT_GROUPS                               \
@@ -135,7 +130,7 @@ __device__ __forceinline__ static void mega_tile(pw_scene_view *view, const pw_r
                                                  uint32_t spp, uint32_t sample_base, unsigned long long *counters,
                                                  mega_tiles tiles, uint32_t features, int schedule)
 {
-    const uint32_t split = features & PW_FEAT_SPLIT ? prm_in->split : 1u, kinds = MEGA_KINDS(features);
+    const uint32_t split = features & PW_FEAT_SPLIT ? prm_in->split : 1u, kinds = PW_FEAT_KINDS(features);
     const int light_mode = MEGA_LIGHT(features), list = MEGA_LIST(features), wide = MEGA_WIDE(features);
     const int only = MEGA_ONLY(features), streamed = schedule == MEGA_STREAMED, batched = schedule == MEGA_BATCHED;
     pw_render_params prm = *prm_in;

@@ -189,12 +189,8 @@ __device__ static uint32_t take32(uint32_t *taken)
  * one light mode, it is compiled in; without every material kind, the
  * microfacet code is left out. */
 #define WAVE_SPHERES(F) (((F) & PW_FEAT_TRIANGLES) == 0u)
-#define WAVE_KINDS(F) ((F) & PW_FEAT_ALL_KINDS ? PW_KINDS_ALL : PW_KINDS_BASIC)
-#define WAVE_LIGHT(F)                                                                                              \
-    (((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_TOY    ? (int)PW_LIGHT_MODE_TOY                                       \
-     : ((F) & PW_FEAT_LIGHTS) == PW_FEAT_LIGHT_NONE ? (int)PW_LIGHT_MODE_NONE                                      \
-                                                    : LIGHT_ANY)
-#define F_EVERY 0x7ffu /* every PW_FEAT_* bit */
+#define WAVE_LIGHT(F) PW_FEAT_LIGHT_MODE(F, LIGHT_ANY)
+#define F_EVERY PW_FEAT_EVERY
 #define F_NO_TRI (F_EVERY & ~PW_FEAT_TRIANGLES)
 #define F_SPH_BASIC (F_NO_TRI & ~PW_FEAT_ALL_KINDS & ~PW_FEAT_LIGHTS)
 
@@ -417,7 +413,7 @@ __device__ __forceinline__ static uint32_t shade_blockwise(pw_wave *w, const pw_
  * waiting at the block's barriers for its slowest, lost more than the
  * atomics cost. */
 #define SHADE_KERNEL(name, F, min_blocks)                                                                          \
-    SHADE_KERNEL_AS(name, WAVE_KINDS(F), WAVE_LIGHT(F), WAVE_SPHERES(F), min_blocks, WAVE_SPHERES(F))
+    SHADE_KERNEL_AS(name, PW_FEAT_KINDS(F), WAVE_LIGHT(F), WAVE_SPHERES(F), min_blocks, WAVE_SPHERES(F))
 #define SHADE_KERNEL_AS(name, kinds, light_mode, spheres, min_blocks, blockwise)                                      \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, uint32_t *sorted)           \
@@ -517,7 +513,7 @@ __device__ static void finish_tail(const pw_wave *w, const pw_scene_view *v, con
  * but slower on toy); the kernel for every kind at 128 (4 blocks; at 80
  * it spills heavily): faster on bunnies-mixed:6 and Veach, a little
  * slower on bunnies-mixed:16 and :64 (docs/PERFORMANCE.md). */
-#define TAIL_KERNEL(name, F, min_blocks) TAIL_KERNEL_AS(name, WAVE_KINDS(F), WAVE_LIGHT(F), WAVE_SPHERES(F), min_blocks)
+#define TAIL_KERNEL(name, F, min_blocks) TAIL_KERNEL_AS(name, PW_FEAT_KINDS(F), WAVE_LIGHT(F), WAVE_SPHERES(F), min_blocks)
 #define TAIL_KERNEL_AS(name, kinds, light_mode, spheres, min_blocks)                                                  \
     __global__ void __launch_bounds__(WAVE_BLOCK, min_blocks)                                                      \
         name(pw_wave w, pw_scene_view v, pw_render_params prm, const uint32_t *params, unsigned long long *totals) \
